@@ -3,8 +3,10 @@ module toolbus
 go 1.26.8
 
 require (
+	fiatjaf.com/lib v0.2.0 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/ImVexed/fasturl v0.0.0-20230304231329-4e41488060f3 // indirect
+	github.com/PowerDNS/lmdb-go v1.9.3 // indirect
 	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5 // indirect

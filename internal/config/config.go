@@ -1,9 +1,18 @@
 // Package config is toolbus's TOML configuration: the defaults that let
 // `toolbus relay` run with no file at all, loading with unknown keys refused,
 // and validation whose errors name the offending key.
+//
+// The usual flow is Load(path). A command with flags that override the file
+// uses Read(path), then Config.ApplyFlags, then Config.Validate, so that a
+// bad value which a flag replaces is never reported.
 package config
 
 // Config is the whole toolbus configuration file.
+//
+// Unknown keys and sections are refused when loading (a typo must not
+// silently fall back to a default), so every new section — such as the
+// planned [tool_bus] and [git] — must be added here, to Default, to
+// Validate and to config.example.toml before a file may use it.
 type Config struct {
 	// Listen is the host:port the relay's HTTP and websocket server binds.
 	Listen string `toml:"listen"`
@@ -32,9 +41,12 @@ type Config struct {
 
 // Info is what the NIP-11 document says about the relay.
 type Info struct {
-	Name        string `toml:"name"`
+	// Name is the relay's short human-readable name.
+	Name string `toml:"name"`
+	// Description is a one-line summary shown by clients.
 	Description string `toml:"description"`
-	Contact     string `toml:"contact"`
+	// Contact is an optional admin contact (URI or email); empty omits it.
+	Contact string `toml:"contact"`
 }
 
 // Workspace says who may write and read.
@@ -44,24 +56,41 @@ type Workspace struct {
 	Mode string `toml:"mode"`
 	// Members are npub or hex public keys allowed to write and read.
 	Members []string `toml:"members"`
-	// Admins are members who may also manage membership over NIP-86.
+	// Admins are members who may also manage membership over NIP-86. An
+	// admin need not be listed in Members too: see Config.MemberKeys.
 	Admins []string `toml:"admins"`
 }
 
-// Limits bound what one client may ask of the relay.
+// Limits bound what one client may ask of the relay. Every limit must be
+// positive: there is deliberately no "0 means unlimited", so a forgotten
+// value can never switch a protection off.
 type Limits struct {
-	MaxMessageBytes     int     `toml:"max_message_bytes"`
-	MaxSubscriptions    int     `toml:"max_subscriptions"`
-	MaxFilters          int     `toml:"max_filters"`
-	MaxLimit            int     `toml:"max_limit"`
-	MaxEventTags        int     `toml:"max_event_tags"`
-	MaxContentBytes     int     `toml:"max_content_bytes"`
-	MaxFilterValues     int     `toml:"max_filter_values"`
-	EventsPerSecond     float64 `toml:"events_per_second"`
-	EventsBurst         int     `toml:"events_burst"`
-	IPEventsPerSecond   float64 `toml:"ip_events_per_second"`
-	IPEventsBurst       int     `toml:"ip_events_burst"`
-	MaxConnectionsPerIP int     `toml:"max_connections_per_ip"`
+	// MaxMessageBytes caps one websocket message, whatever it carries.
+	MaxMessageBytes int `toml:"max_message_bytes"`
+	// MaxSubscriptions caps open REQ subscriptions per connection.
+	MaxSubscriptions int `toml:"max_subscriptions"`
+	// MaxFilters caps filters in one REQ or COUNT.
+	MaxFilters int `toml:"max_filters"`
+	// MaxLimit caps a filter's `limit`; larger requests are clamped.
+	MaxLimit int `toml:"max_limit"`
+	// MaxEventTags caps the tags of one event.
+	MaxEventTags int `toml:"max_event_tags"`
+	// MaxContentBytes caps the content of one event.
+	MaxContentBytes int `toml:"max_content_bytes"`
+	// MaxFilterValues caps the ids, authors, and values of each tag in one
+	// filter, so a single filter cannot become an unbounded index scan.
+	MaxFilterValues int `toml:"max_filter_values"`
+	// EventsPerSecond is the sustained EVENT rate per author pubkey.
+	EventsPerSecond float64 `toml:"events_per_second"`
+	// EventsBurst is how many EVENTs one pubkey may send at once.
+	EventsBurst int `toml:"events_burst"`
+	// IPEventsPerSecond is the sustained EVENT rate per client IP, which
+	// bounds an attacker who signs with many throwaway keys.
+	IPEventsPerSecond float64 `toml:"ip_events_per_second"`
+	// IPEventsBurst is how many EVENTs one IP may send at once.
+	IPEventsBurst int `toml:"ip_events_burst"`
+	// MaxConnectionsPerIP caps simultaneous websocket connections per IP.
+	MaxConnectionsPerIP int `toml:"max_connections_per_ip"`
 }
 
 // Storage selects the event store.

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"toolbus/internal/config"
+	"toolbus/relay"
+)
+
+func init() {
+	register("relay", "run the workspace relay", func(args []string, stdout, stderr io.Writer) int {
+		return runRelay("relay", args, stdout, stderr, nil)
+	})
+}
+
+// serverFlags are the flags shared by every command that runs a relay.
+type serverFlags struct {
+	configPath, dataDir, listen, logFormat string
+}
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.configPath, "config", "", "TOML config file (default: none, built-in defaults)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data directory (overrides data_dir)")
+	fs.StringVar(&f.listen, "listen", "", "listen address host:port (overrides listen)")
+	fs.StringVar(&f.logFormat, "log-format", "", "log format: text or json (overrides log_format)")
+}
+
+// load reads the config file, applies the flags and validates.
+func (f *serverFlags) load() (config.Config, error) {
+	cfg, err := config.Read(f.configPath)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.ApplyFlags(config.Flags{DataDir: f.dataDir, Listen: f.listen})
+	if f.logFormat != "" {
+		cfg.LogFormat = f.logFormat
+	}
+	return cfg, cfg.Validate()
+}
+
+// runRelay starts the relay and serves until SIGINT/SIGTERM. ready, when
+// set, runs once the relay listens (toolbus up prints its summary there).
+func runRelay(name string, args []string, stdout, stderr io.Writer, ready func(*relay.Server, config.Config)) int {
+	fs := flag.NewFlagSet("toolbus "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf serverFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := sf.load()
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	logger, err := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if err := serveRelay(cfg, logger, ready); err != nil {
+		logger.Error("relay stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func serveRelay(cfg config.Config, logger *slog.Logger, ready func(*relay.Server, config.Config)) error {
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	srv, err := relay.New(cfg, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	logger.Info("relay listening", "addr", ln.Addr().String(), "url", srv.URL(), "pubkey", srv.PublicKey(), "data_dir", cfg.DataDir)
+	if ready != nil {
+		ready(srv, cfg)
+	}
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigc)
+	select {
+	case err := <-errc:
+		return err
+	case sig := <-sigc:
+		logger.Info("shutting down", "signal", sig.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("http shutdown", "err", err)
+	}
+	return srv.Shutdown(ctx)
+}

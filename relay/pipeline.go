@@ -1,0 +1,122 @@
+package relay
+
+import (
+	"context"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/relay/policies"
+)
+
+// ingest runs a verified event through deletion handling and khatru's store
+// pipeline (rejection hooks, tombstones, replaceable events, expiration
+// tracking), then delivers it live. It returns the OK verdict.
+func (s *Server) ingest(ctx context.Context, ev *nostr.Event) (bool, string) {
+	if ev.Kind == nostr.KindDeletion {
+		if reason := s.checkDeletion(ctx, ev); reason != "" {
+			return false, reason
+		}
+	}
+	dup, err := s.kr.AddEvent(ctx, ev)
+	if err != nil {
+		return false, err.Error()
+	}
+	if dup {
+		return true, "duplicate: already have this event"
+	}
+	if ev.Kind == nostr.KindDeletion {
+		s.applyDeletion(ctx, ev)
+	}
+	s.broadcast(ev)
+	return true, ""
+}
+
+// checkFilter applies the filter hooks: overwrite (clamp) then reject.
+func (s *Server) checkFilter(ctx context.Context, f *nostr.Filter) string {
+	for _, ovw := range s.kr.OverwriteFilter {
+		ovw(ctx, f)
+	}
+	for _, reject := range s.kr.RejectFilter {
+		if no, msg := reject(ctx, *f); no {
+			return nostr.NormalizeOKMessage(msg, "blocked")
+		}
+	}
+	return ""
+}
+
+// query streams stored events matching f to fn until fn returns false. The
+// store's channel is always drained: the LMDB backend's producer has no
+// context and would otherwise block forever.
+func (s *Server) query(ctx context.Context, f *nostr.Filter, fn func(*nostr.Event) bool) {
+	for _, q := range s.kr.QueryEvents {
+		ch, err := q(ctx, *f)
+		if err != nil || ch == nil {
+			continue
+		}
+		want := true
+		for ev := range ch {
+			if want && ctx.Err() == nil {
+				want = fn(ev)
+			}
+		}
+	}
+}
+
+// visibleTo asks every visibility rule whether pk, reading through f, may
+// receive ev. Expired events are visible to nobody.
+func (s *Server) visibleTo(pk string, f *nostr.Filter, ev *nostr.Event) bool {
+	if policies.Expired(ev, nostr.Now()) {
+		return false
+	}
+	v := policies.Viewer{PubKey: pk, Filter: f}
+	for _, ok := range s.visible {
+		if !ok(v, ev) {
+			return false
+		}
+	}
+	return true
+}
+
+// broadcast delivers ev to every live subscription that matches it and may
+// see it. Delivery never waits on a subscriber (see outQueue).
+func (s *Server) broadcast(ev *nostr.Event) {
+	var js []byte
+	for _, t := range s.index.match(ev) {
+		c := t.sub.conn
+		if !s.visibleTo(c.AuthedPubKey(), t.filter, ev) {
+			continue
+		}
+		if js == nil {
+			js = eventJSON(ev)
+		}
+		c.deliver(eventMsg(t.sub.id, js))
+	}
+}
+
+// revoke runs after a membership change: subscriptions of connections
+// authenticated as pk that pk may no longer hold are closed with a reason.
+// Delivery-time checks already stop every event; this tells the client.
+func (s *Server) revoke(pk string) {
+	if s.acl.IsMember(pk) || (s.acl.Open() && !s.acl.IsBanned(pk)) {
+		return
+	}
+	s.mu.Lock()
+	var hit []*conn
+	for c := range s.conns {
+		if c.AuthedPubKey() == pk {
+			hit = append(hit, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range hit {
+		c.mu.Lock()
+		ids := make([]string, 0, len(c.subs))
+		for id := range c.subs {
+			ids = append(ids, id)
+		}
+		c.mu.Unlock()
+		for _, id := range ids {
+			c.closeSub(id, "restricted: your workspace membership was revoked")
+		}
+	}
+}
