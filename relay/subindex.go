@@ -216,4 +216,3 @@ func narrowestTag(tags nostr.TagMap) (string, []string, bool) {
 	}
 	return best, tags[best], true
 }
-

@@ -19,13 +19,22 @@ import (
 //
 // It caches NIP-44 conversation keys per peer: deriving one costs an ECDH
 // (~145 µs), which would otherwise dominate every encrypted tool call.
+//
+// Everything secret sits behind a pointer (priv, conv) and Local holds no
+// lock, so a copied Local stays safe to use and reflection-based printing
+// (a Local in an unexported struct field, where fmt cannot call Format)
+// shows only addresses, never key bytes. The hex secret is derived on
+// demand rather than stored for the same reason.
 type Local struct {
-	secretHex string
-	pubHex    string
-	priv      *btcec.PrivateKey
+	pubHex string
+	priv   *btcec.PrivateKey
+	conv   *convCache
+}
 
-	convMu    sync.RWMutex
-	convCache map[string][32]byte
+// convCache maps a peer's hex public key to its NIP-44 conversation key.
+type convCache struct {
+	mu   sync.RWMutex
+	keys map[string][32]byte
 }
 
 var _ Keyer = (*Local)(nil)
@@ -81,12 +90,15 @@ func newLocal(raw []byte) (*Local, error) {
 	}
 	priv, _ := btcec.PrivKeyFromBytes(raw)
 	return &Local{
-		secretHex: hex.EncodeToString(raw),
-		pubHex:    hex.EncodeToString(schnorr.SerializePubKey(priv.PubKey())),
-		priv:      priv,
-		convCache: make(map[string][32]byte),
+		pubHex: hex.EncodeToString(schnorr.SerializePubKey(priv.PubKey())),
+		priv:   priv,
+		conv:   &convCache{keys: make(map[string][32]byte)},
 	}, nil
 }
+
+// secretHex is the secret as 64 lowercase hex characters, the form go-nostr
+// takes. It is computed per call so that no printable copy lives in Local.
+func (l *Local) secretHex() string { return hex.EncodeToString(l.priv.Serialize()) }
 
 // PublicKey returns the hex x-only public key.
 func (l *Local) PublicKey() string { return l.pubHex }
@@ -100,13 +112,13 @@ func (l *Local) NPub() string {
 // NSec returns the secret key in NIP-19 nsec form. Only `toolbus key show
 // --secret` and key file writers should ever call it.
 func (l *Local) NSec() string {
-	nsec, _ := nip19.EncodePrivateKey(l.secretHex)
+	nsec, _ := nip19.EncodePrivateKey(l.secretHex())
 	return nsec
 }
 
 // SignEvent sets ev.PubKey, ev.ID and ev.Sig.
 func (l *Local) SignEvent(_ context.Context, ev *nostr.Event) error {
-	if err := ev.Sign(l.secretHex); err != nil {
+	if err := ev.Sign(l.secretHex()); err != nil {
 		return fmt.Errorf("sign event: %w", err)
 	}
 	return nil
@@ -142,27 +154,22 @@ func (l *Local) Decrypt(_ context.Context, payload, peer string) (string, error)
 }
 
 func (l *Local) conversationKey(peer string) ([32]byte, error) {
-	l.convMu.RLock()
-	ck, ok := l.convCache[peer]
-	l.convMu.RUnlock()
+	l.conv.mu.RLock()
+	ck, ok := l.conv.keys[peer]
+	l.conv.mu.RUnlock()
 	if ok {
 		return ck, nil
 	}
-	ck, err := nip44.GenerateConversationKey(peer, l.secretHex)
+	// The nip44 error quotes the secret key, so it is replaced, not wrapped.
+	ck, err := nip44.GenerateConversationKey(peer, l.secretHex())
 	if err != nil {
 		return ck, fmt.Errorf("nip44 conversation key: %w", ErrInvalidPubKey)
 	}
-	l.convMu.Lock()
-	l.convCache[peer] = ck
-	l.convMu.Unlock()
+	l.conv.mu.Lock()
+	l.conv.keys[peer] = ck
+	l.conv.mu.Unlock()
 	return ck, nil
 }
-
-// String redacts the secret so that logging a Local is safe.
-func (l *Local) String() string { return "signer.Local{pubkey:" + l.pubHex + "}" }
-
-// GoString redacts the secret for %#v.
-func (l *Local) GoString() string { return l.String() }
 
 // ParsePubKey parses an npub1… or 64-hex public key and returns it as
 // lowercase hex. It checks that the key is a valid x-only point.
