@@ -44,8 +44,6 @@ type conn struct {
 	mu   sync.Mutex
 	subs map[string]*subscription
 	dead bool
-
-	queries sync.WaitGroup // stored-event queries still sending
 }
 
 // subscription is one REQ: its filters and how to stop its stored query.

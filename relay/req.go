@@ -37,7 +37,7 @@ func (c *conn) handleReq(id string, filters nostr.Filters) {
 		c.send(closedMsg(id, reason))
 		return
 	}
-	c.queries.Add(1)
+	c.srv.queries.Add(1)
 	go c.serveStored(sub)
 }
 
@@ -66,7 +66,7 @@ func (c *conn) addSub(id string, filters nostr.Filters) (*subscription, string) 
 
 // serveStored sends the stored events of every filter, then EOSE.
 func (c *conn) serveStored(sub *subscription) {
-	defer c.queries.Done()
+	defer c.srv.queries.Done()
 	for i := range sub.filters {
 		f := &sub.filters[i]
 		if f.LimitZero {

@@ -74,6 +74,7 @@ type Server struct {
 	closing bool
 	readers sync.WaitGroup
 	writers sync.WaitGroup
+	queries sync.WaitGroup // stored-event queries; the store outlives them
 	perIP   map[string]int
 }
 
@@ -257,6 +258,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	for _, c := range conns {
 		c.ws.Close()
+	}
+	if qerr := waitGroup(ctx, &s.queries); qerr != nil {
+		// Closing LMDB under a running read transaction would crash the
+		// process; leaving it open is the lesser evil.
+		return errors.Join(err, qerr)
 	}
 	s.store.Close()
 	return err
