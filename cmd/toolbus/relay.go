@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register("relay", "run the workspace relay", func(args []string, stdout, stderr io.Writer) int {
-		return runRelay("relay", args, stdout, stderr, nil)
+		return runRelayWith("relay", args, stdout, stderr, nil, nil)
 	})
 }
 
@@ -36,8 +36,8 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "", "log format: text or json (overrides log_format)")
 }
 
-// load reads the config file, applies the flags and validates.
-func (f *serverFlags) load() (config.Config, error) {
+// load reads the config file, applies the flags (and adjust) and validates.
+func (f *serverFlags) load(adjust func(*config.Config)) (config.Config, error) {
 	cfg, err := config.Read(f.configPath)
 	if err != nil {
 		return cfg, err
@@ -46,12 +46,17 @@ func (f *serverFlags) load() (config.Config, error) {
 	if f.logFormat != "" {
 		cfg.LogFormat = f.logFormat
 	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
 	return cfg, cfg.Validate()
 }
 
-// runRelay starts the relay and serves until SIGINT/SIGTERM. ready, when
-// set, runs once the relay listens (toolbus up prints its summary there).
-func runRelay(name string, args []string, stdout, stderr io.Writer, ready func(*relay.Server, config.Config)) int {
+// runRelayWith starts the relay and serves until SIGINT/SIGTERM. adjust,
+// when set, edits the config before validation; ready runs once the relay
+// listens (toolbus up prints its summary there).
+func runRelayWith(name string, args []string, stdout, stderr io.Writer,
+	adjust func(*config.Config), ready func(*relay.Server, config.Config)) int {
 	fs := flag.NewFlagSet("toolbus "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf serverFlags
@@ -59,7 +64,7 @@ func runRelay(name string, args []string, stdout, stderr io.Writer, ready func(*
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, err := sf.load()
+	cfg, err := sf.load(adjust)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
