@@ -92,3 +92,14 @@ func addressFilter(addr string, until nostr.Timestamp) (nostr.Filter, bool) {
 	return nostr.Filter{Kinds: []int{kind}, Authors: []string{parts[1]},
 		Tags: nostr.TagMap{"d": []string{parts[2]}}, Until: &until}, true
 }
+
+// wasDeleted reports whether ev's author deleted it before (the stored kind 5
+// is the tombstone). khatru's own check queries a "#e" tag key, which the
+// store does not index, so toolbus checks itself.
+func (s *Server) wasDeleted(ctx context.Context, ev *nostr.Event) bool {
+	f := nostr.Filter{Kinds: []int{nostr.KindDeletion}, Authors: []string{ev.PubKey},
+		Tags: nostr.TagMap{"e": []string{ev.ID}}, Limit: 1}
+	found := false
+	s.query(ctx, &f, func(*nostr.Event) bool { found = true; return false })
+	return found
+}

@@ -16,6 +16,8 @@ func (s *Server) ingest(ctx context.Context, ev *nostr.Event) (bool, string) {
 		if reason := s.checkDeletion(ctx, ev); reason != "" {
 			return false, reason
 		}
+	} else if !nostr.IsEphemeralKind(ev.Kind) && s.wasDeleted(ctx, ev) {
+		return false, "blocked: this event was deleted by its author"
 	}
 	dup, err := s.kr.AddEvent(ctx, ev)
 	if err != nil {

@@ -96,6 +96,18 @@ func (c *RawConn) Auth(key interface {
 	SignEvent(context.Context, *nostr.Event) error
 }, relayURL string) {
 	c.t.Helper()
+	ev := nostr.Event{Kind: nostr.KindClientAuthentication, CreatedAt: nostr.Now(),
+		Tags: nostr.Tags{{"relay", relayURL}, {"challenge", c.Challenge()}}}
+	if err := key.SignEvent(context.Background(), &ev); err != nil {
+		c.t.Fatal(err)
+	}
+	c.SendJSON([]any{"AUTH", ev})
+	c.Expect("OK", "")
+}
+
+// Challenge waits for the relay's AUTH challenge and returns it.
+func (c *RawConn) Challenge() string {
+	c.t.Helper()
 	for {
 		c.ws.SetReadDeadline(time.Now().Add(5 * time.Second))
 		_, msg, err := c.ws.ReadMessage()
@@ -103,16 +115,8 @@ func (c *RawConn) Auth(key interface {
 			c.t.Fatalf("waiting for AUTH challenge: %v", err)
 		}
 		var arr []string
-		if json.Unmarshal(msg, &arr) != nil || len(arr) != 2 || arr[0] != "AUTH" {
-			continue
+		if json.Unmarshal(msg, &arr) == nil && len(arr) == 2 && arr[0] == "AUTH" {
+			return arr[1]
 		}
-		ev := nostr.Event{Kind: nostr.KindClientAuthentication, CreatedAt: nostr.Now(),
-			Tags: nostr.Tags{{"relay", relayURL}, {"challenge", arr[1]}}}
-		if err := key.SignEvent(context.Background(), &ev); err != nil {
-			c.t.Fatal(err)
-		}
-		c.SendJSON([]any{"AUTH", ev})
-		c.Expect("OK", "")
-		return
 	}
 }
