@@ -171,41 +171,39 @@ func (c *conn) deliver(msg []byte) {
 	}
 }
 
-// writeLoop drains the outbound queue to the socket and keeps it alive.
+// writeLoop drains the outbound queue to the socket. Pings go out from
+// pingLoop: gorilla-style connections allow WriteControl concurrently with
+// WriteMessage, so keep-alive needs no extra hop on the delivery path.
 func (c *conn) writeLoop() {
 	defer c.srv.writers.Done()
 	defer c.ws.Close()
+	go c.pingLoop()
+	for {
+		m, ok := c.out.pop()
+		if !ok {
+			c.ws.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseGoingAway, "relay shutting down"), time.Now().Add(time.Second))
+			return
+		}
+		c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+		if err := c.ws.WriteMessage(websocket.TextMessage, m); err != nil {
+			c.abort()
+			return
+		}
+	}
+}
+
+func (c *conn) pingLoop() {
 	ping := time.NewTicker(pingPeriod)
 	defer ping.Stop()
-	msgs := make(chan []byte)
-	go func() {
-		defer close(msgs)
-		for {
-			m, ok := c.out.pop()
-			if !ok {
-				return
-			}
-			msgs <- m
-		}
-	}()
 	for {
 		select {
-		case m, ok := <-msgs:
-			if !ok {
-				c.ws.WriteControl(websocket.CloseMessage,
-					websocket.FormatCloseMessage(websocket.CloseGoingAway, "relay shutting down"), time.Now().Add(time.Second))
-				return
-			}
-			c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, m); err != nil {
-				c.abort()
-				for range msgs {
-				}
-				return
-			}
+		case <-c.ctx.Done():
+			return
 		case <-ping.C:
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
 				c.abort()
+				return
 			}
 		}
 	}
