@@ -55,6 +55,9 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if strings.HasPrefix(commands[n].summary, "(internal)") {
+			continue // plumbing for tests and benchmarks, not for users
+		}
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'toolbus <command> -h' for a command's flags.")

@@ -10,7 +10,9 @@
 // the relay — signing events, encoding frames — is done before timing
 // starts, since the generator shares the machine's cores with the relay.
 //
-// Workloads run one after the other; within a workload the two relays are
-// measured in turn (alternating which goes first, so that neither always
-// gets the colder or warmer disk cache).
+// Workloads run one after the other. Within a workload the two relays are
+// measured in alternating rounds (A B, B A, ...), each round on fresh
+// relays, so that slow drift of the machine — fsync latency on a shared
+// virtual disk, above all — is spread over both instead of deciding the
+// ratio.
 package bench

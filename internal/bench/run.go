@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Options configure a benchmark run.
+type Options struct {
+	// Quick shortens every workload so that the whole run fits in a
+	// minute, for CI; the numbers are noisier.
+	Quick bool
+	// Exe is the toolbus binary the relays are started from, normally
+	// os.Executable().
+	Exe string
+	// Progress, when set, receives a line as each measurement starts.
+	Progress io.Writer
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Machine Machine
+	Quick   bool
+	Rows    []Row
+	// Notes qualify the numbers (settings the benchmark changed, say).
+	Notes []string
+	// Failures are relay misbehaviour seen while measuring; a run with any
+	// should be treated as failed even though it has numbers.
+	Failures []string
+}
+
+// sizes are how much each workload does.
+type sizes struct {
+	rounds       int           // per relay, for ingest and latency
+	ingestFor    time.Duration // per round
+	ingestEvents int           // pre-signed per ingest run, split among publishers
+	latencyN     int           // samples per relay, over all rounds
+	idleConns    int
+	settle       time.Duration
+}
+
+// sizesFor returns the run's sizes. Ingest is bound by the store's fsync,
+// which on shared virtual disks drifts by ±10% over seconds: alternating
+// short rounds spreads that drift over both relays instead of letting it
+// decide the ratio. The pre-signed pools allow about 8,000 events/s per
+// run before they run out (a shorter run, noted in the report).
+func sizesFor(quick bool) sizes {
+	if quick {
+		return sizes{rounds: 2, ingestFor: 1500 * time.Millisecond, ingestEvents: 12_000,
+			latencyN: 300, idleConns: 1000, settle: 500 * time.Millisecond}
+	}
+	return sizes{rounds: 3, ingestFor: 3 * time.Second, ingestEvents: 24_000,
+		latencyN: 2000, idleConns: 1000, settle: time.Second}
+}
+
+// plan lists the workloads in the order they run.
+func plan(c *crew, sz sizes) []workload {
+	return []workload{
+		ingestWorkload(c, 1, sz.ingestEvents, sz.ingestFor, sz.rounds),
+		ingestWorkload(c, maxPublishers, sz.ingestEvents/maxPublishers, sz.ingestFor, sz.rounds),
+		latencyWorkload(c, "e2e_stored", 1, sz.latencyN, sz.rounds),
+		latencyWorkload(c, "e2e_ephemeral", 20001, sz.latencyN, sz.rounds),
+		connsWorkload(c, sz.idleConns, sz.settle),
+	}
+}
+
+// Run measures every workload on fresh toolbus relays and fresh bare khatru
+// relays, each a child process of opts.Exe.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Exe == "" {
+		return nil, errors.New("bench: no executable to run the relays from")
+	}
+	sz := sizesFor(opts.Quick)
+	if err := raiseFDLimit(uint64(sz.idleConns) + 1024); err != nil {
+		return nil, fmt.Errorf("raise open-files limit: %w", err)
+	}
+	c, err := newCrew()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Machine: DetectMachine(), Quick: opts.Quick, Notes: []string{
+		fmt.Sprintf("toolbus runs in members mode with per-author and per-address event rate limits raised to %d/s and limits.max_connections_per_ip raised to %d", benchEventRate, benchConnsPerIP),
+		"toolbus subscribers of the latency workloads authenticate (NIP-42) as members; the idle connections subscribe unauthenticated to gift wraps (kind 1059, #p, limit 0)",
+		fmt.Sprintf("ingest and latency: %d alternating rounds per relay, each on a fresh relay; ingest is the mean of the rounds' rates, latency percentiles pool all samples", sz.rounds),
+	}}
+	subjects := []subject{toolbusSubject(c.members()), baselineSubject()}
+	for i, w := range plan(c, sz) {
+		if err := w.prepare(); err != nil {
+			return nil, fmt.Errorf("%s: prepare: %w", w.name, err)
+		}
+		got, err := measureRounds(ctx, opts, subjects, w, i, rep)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range w.metrics {
+			rep.Rows = append(rep.Rows, newRow(m,
+				m.stat(got[toolbusName][m.sample]), m.stat(got[baselineName][m.sample])))
+		}
+	}
+	return rep, nil
+}
+
+// measureRounds runs w's rounds, alternating which subject goes first (and
+// starting with a different one for consecutive workloads), and returns
+// the pooled samples by subject name. Notes and failures go to rep.
+func measureRounds(ctx context.Context, opts Options, subjects []subject, w workload, seq int, rep *Report) (map[string]map[string][]float64, error) {
+	got := map[string]map[string][]float64{}
+	for round := range w.rounds {
+		order := slices.Clone(subjects)
+		if (seq+round)%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, s := range order {
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "bench: %s on %s (round %d/%d)\n", w.name, s.name, round+1, w.rounds)
+			}
+			o, err := measureOn(ctx, opts.Exe, s, w)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", w.name, s.name, err)
+			}
+			if got[s.name] == nil {
+				got[s.name] = map[string][]float64{}
+			}
+			for k, xs := range o.samples {
+				got[s.name][k] = append(got[s.name][k], xs...)
+			}
+			rep.Notes = append(rep.Notes, prefixed(s.name, o.notes)...)
+			rep.Failures = append(rep.Failures, prefixed(s.name, o.failures)...)
+		}
+	}
+	return got, nil
+}
+
+// measureOn starts s, runs w against it and stops it. Anything the relay
+// logged is passed on as a note: toolbus logs only warnings here, and the
+// baseline only errors.
+func measureOn(ctx context.Context, exe string, s subject, w workload) (outcome, error) {
+	p, err := s.start(ctx, exe)
+	if err != nil {
+		return outcome{}, err
+	}
+	o, err := w.measure(ctx, live{url: p.url, auth: s.auth, rssMB: p.rssMB})
+	if stopErr := p.stop(); err == nil {
+		err = stopErr
+	}
+	if logged := noteworthy(p.logs.lines()); len(logged) > 0 {
+		o.notes = append(o.notes, fmt.Sprintf("%s: relay logged %d lines, last: %s", w.name, len(logged), logged[len(logged)-1]))
+	}
+	return o, err
+}
+
+func prefixed(name string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = name + ": " + l
+	}
+	return out
+}
+
+// noteworthy drops the log lines every fresh relay prints: the LMDB
+// backend announces its schema migrations when it creates a store.
+func noteworthy(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if !strings.Contains(l, "[lmdb] migration") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
