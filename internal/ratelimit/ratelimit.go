@@ -72,4 +72,3 @@ func (l *Limiter) makeRoom(now time.Time) {
 		delete(l.buckets, k)
 	}
 }
-
