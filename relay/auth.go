@@ -22,6 +22,7 @@ func (c *conn) handleAuth(ev *nostr.Event) {
 	pk := ev.PubKey
 	c.authed.Store(&pk)
 	c.send(okMsg(ev.ID, true, ""))
+	c.replayMailbox(pk)
 }
 
 func (c *conn) checkAuth(ev *nostr.Event) string {

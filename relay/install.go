@@ -22,11 +22,15 @@ type Options struct {
 	// IPRate, when set, budgets events per client address. toolbus's own
 	// engine leaves it nil and charges addresses before verifying signatures.
 	IPRate *policies.Limiter
+	// AnonymousWraps accepts gift wraps addressed to a member from
+	// connections that did not authenticate (see config.ToolBus).
+	AnonymousWraps bool
 }
 
 // publicKinds may reach readers who are not members: NIP-59 gift wraps,
-// whose content is encrypted to the recipient named in their p tag.
-var publicKinds = []int{nostr.KindGiftWrap, 21059}
+// whose content is encrypted to the recipient named in their p tag, and
+// plaintext tool messages, which busVisibility narrows to their parties.
+var publicKinds = []int{nostr.KindGiftWrap, kindEphemeralGW, kindBusMessage}
 
 // Install appends toolbus's workspace rules to rl's hook slices: event
 // limits, NIP-40 expiry, membership-restricted writes, per-filter read gating
@@ -34,12 +38,28 @@ var publicKinds = []int{nostr.KindGiftWrap, 21059}
 // as it wraps rl.QueryEvents to drop what the reader may not see.
 func Install(rl *khatru.Relay, opts Options) {
 	installRules(rl, opts)
-	vis := opts.visibility()
+	member := opts.visibility()
+	vis := func(v policies.Viewer, ev *nostr.Event) bool { return member(v, ev) && busVisibility(v, ev) }
 	rl.PreventBroadcast = append(rl.PreventBroadcast, func(ws *khatru.WebSocket, ev *nostr.Event) bool {
 		return !vis(policies.Viewer{PubKey: ws.AuthedPublicKey}, ev)
 	})
 	for i, q := range rl.QueryEvents {
 		rl.QueryEvents[i] = filteredQuery(q, vis)
+	}
+	// Tool traffic is relayed, not stored; an ephemeral hook makes khatru
+	// answer OK true when nobody listens instead of "mute:".
+	for i, store := range rl.StoreEvent {
+		rl.StoreEvent[i] = skipBusKinds(store)
+	}
+	rl.OnEphemeralEvent = append(rl.OnEphemeralEvent, func(context.Context, *nostr.Event) {})
+}
+
+func skipBusKinds(store func(context.Context, *nostr.Event) error) func(context.Context, *nostr.Event) error {
+	return func(ctx context.Context, ev *nostr.Event) error {
+		if isBusKind(ev.Kind) {
+			return nil
+		}
+		return store(ctx, ev)
 	}
 }
 
@@ -51,7 +71,8 @@ func installRules(rl *khatru.Relay, opts Options) {
 		policies.PreventLargeContent(l.MaxContentBytes),
 		policies.PreventFutureEvents(15*60),
 		policies.RejectExpired(),
-		policies.RestrictWrites(opts.Membership, nil),
+		policies.RestrictWrites(opts.Membership, exemptFromAuthorCheck),
+		busWrites(opts.Membership, opts.AnonymousWraps),
 	)
 	if opts.IPRate != nil {
 		rl.RejectEvent = append(rl.RejectEvent, policies.RateLimitIP(opts.IPRate))
@@ -67,15 +88,16 @@ func installRules(rl *khatru.Relay, opts Options) {
 }
 
 // visibility is the per-delivery rule: members see everything, others only
-// gift wraps addressed to a recipient their filter names.
+// tool-bus events addressed to a recipient their filter names.
 func (o Options) visibility() policies.VisibleFunc {
-	return policies.MembersOnly(o.Membership, giftWrapForViewer)
+	return policies.MembersOnly(o.Membership, publicForViewer)
 }
 
-// giftWrapForViewer lets a gift wrap through when the reader's filter asks
-// for its recipient by #p. With no filter known (khatru's broadcast hook),
-// the subscription matched the wrap already, so its #p did too.
-func giftWrapForViewer(v policies.Viewer, ev *nostr.Event) bool {
+// publicForViewer lets tool-bus events through to non-members when the
+// reader's filter asks for their recipient by #p (busVisibility then narrows
+// plaintext ones to their authenticated parties). With no filter known
+// (khatru's broadcast hook), the subscription matched already.
+func publicForViewer(v policies.Viewer, ev *nostr.Event) bool {
 	if !slices.Contains(publicKinds, ev.Kind) {
 		return false
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
+
 	"toolbus/nip98"
 	"toolbus/signer"
 )
@@ -44,7 +46,7 @@ type pubkeyReason struct {
 }
 
 var managementMethods = []string{"supportedmethods", "allowpubkey", "unallowpubkey",
-	"banpubkey", "unbanpubkey", "listallowedpubkeys", "listbannedpubkeys"}
+	"banpubkey", "unbanpubkey", "listallowedpubkeys", "listbannedpubkeys", "listauditevents"}
 
 func (m *management) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeCORS(w)
@@ -94,6 +96,8 @@ func (m *management) call(req rpcRequest) (any, error) {
 		return rows(acl.Allowed()), nil
 	case "listbannedpubkeys":
 		return rows(acl.Banned()), nil
+	case "listauditevents":
+		return m.s.auditQuery(req.Params)
 	}
 	pk, reason, err := pubkeyParams(req.Params)
 	if err != nil {
@@ -140,4 +144,33 @@ func rows(m map[string]string) []pubkeyReason {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PubKey < out[j].PubKey })
 	return out
+}
+
+// maxAuditRows caps one listauditevents answer.
+const maxAuditRows = 1000
+
+// auditQuery answers listauditevents: params [filter?, limit?], newest first.
+func (s *Server) auditQuery(params []any) (any, error) {
+	if s.audit == nil {
+		return nil, errors.New("unsupported: the audit log is off (tool_bus.audit = false)")
+	}
+	var f nostr.Filter
+	if len(params) > 0 && params[0] != nil {
+		raw, _ := json.Marshal(params[0])
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return nil, errors.New("invalid: first parameter must be a Nostr filter")
+		}
+	}
+	limit := maxAuditRows
+	if len(params) > 1 {
+		if n, ok := params[1].(float64); ok && n > 0 && int(n) < limit {
+			limit = int(n)
+		}
+	}
+	recs, err := s.audit.query(f, limit)
+	if err != nil {
+		s.log.Error("audit query failed", "err", err)
+		return nil, errors.New("error: could not read the audit log")
+	}
+	return recs, nil
 }

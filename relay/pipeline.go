@@ -12,6 +12,9 @@ import (
 // pipeline (rejection hooks, tombstones, replaceable events, expiration
 // tracking), then delivers it live. It returns the OK verdict.
 func (s *Server) ingest(ctx context.Context, ev *nostr.Event) (bool, string) {
+	if isBusKind(ev.Kind) {
+		return s.ingestBus(ctx, ev)
+	}
 	if ev.Kind == nostr.KindDeletion {
 		if reason := s.checkDeletion(ctx, ev); reason != "" {
 			return false, reason

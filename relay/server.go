@@ -64,6 +64,12 @@ type Server struct {
 	httpURL string
 	wsURL   string
 	mgmt    *management
+	mailbox *mailbox
+	audit   *auditLog
+	busSeen *idSet
+
+	membershipMu     sync.Mutex
+	lastMembershipAt nostr.Timestamp
 
 	queueItems int
 	queueBytes int
@@ -106,10 +112,20 @@ func New(cfg config.Config, logger *slog.Logger) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: logger, store: store, acl: acl, key: key, index: newSubIndex(),
 		httpURL: cfg.HTTPURL(), wsURL: cfg.WSURL(), conns: map[*conn]struct{}{}, perIP: map[string]int{},
-		queueItems: 4096, queueBytes: 32 << 20}
+		queueItems: 4096, queueBytes: 32 << 20, busSeen: newIDSet(100_000),
+		mailbox: newMailbox(time.Duration(cfg.ToolBus.MailboxSeconds)*time.Second, cfg.ToolBus.MailboxPerRecipient)}
+	if cfg.ToolBus.Audit {
+		if s.audit, err = newAuditLog(filepath.Join(cfg.DataDir, "audit"), cfg.ToolBus.AuditRetentionDays, logger); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
 	s.kr = s.newKhatru()
 	s.mgmt = newManagement(s)
-	acl.OnChange(s.revoke)
+	acl.OnChange(s.membershipChanged)
+	if err := s.publishMembership(); err != nil {
+		s.log.Warn("could not publish the membership list", "err", err)
+	}
 	return s, nil
 }
 
@@ -121,9 +137,10 @@ func (s *Server) newKhatru() *khatru.Relay {
 	kr.QueryEvents = append(kr.QueryEvents, s.store.QueryEvents)
 	kr.DeleteEvent = append(kr.DeleteEvent, s.store.DeleteEvent)
 	kr.ReplaceEvent = append(kr.ReplaceEvent, s.store.ReplaceEvent)
+	kr.QueryEvents = append(kr.QueryEvents, s.mailbox.query)
 	opts := s.options()
 	installRules(kr, opts)
-	s.visible = append(s.visible, opts.visibility())
+	s.visible = append(s.visible, opts.visibility(), busVisibility)
 	s.ipLimit = policies.NewLimiter(s.cfg.Limits.IPEventsPerSecond, s.cfg.Limits.IPEventsBurst, 100_000)
 	return kr
 }
@@ -131,9 +148,10 @@ func (s *Server) newKhatru() *khatru.Relay {
 func (s *Server) options() Options {
 	l := s.cfg.Limits
 	return Options{
-		Membership: s.acl,
-		Limits:     l,
-		PubKeyRate: policies.NewLimiter(l.EventsPerSecond, l.EventsBurst, 100_000),
+		Membership:     s.acl,
+		Limits:         l,
+		PubKeyRate:     policies.NewLimiter(l.EventsPerSecond, l.EventsBurst, 100_000),
+		AnonymousWraps: s.cfg.ToolBus.AnonymousWraps,
 	}
 }
 
@@ -186,9 +204,9 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	s.readers.Add(1)
 	s.writers.Add(1)
 	go c.writeLoop()
-	if !s.acl.Open() {
-		c.send(authMsg(c.challenge))
-	}
+	// Always offer AUTH: even in open mode, plaintext tool traffic is only
+	// delivered to its authenticated parties.
+	c.send(authMsg(c.challenge))
 	go c.readLoop()
 }
 
@@ -259,6 +277,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range conns {
 		c.ws.Close()
 	}
+	s.audit.close()
 	if qerr := waitGroup(ctx, &s.queries); qerr != nil {
 		// Closing LMDB under a running read transaction would crash the
 		// process; leaving it open is the lesser evil.
@@ -302,5 +321,3 @@ func (w slogWriter) Write(p []byte) (int, error) {
 	w.l.Debug(strings.TrimSpace(string(p)), "component", "khatru")
 	return len(p), nil
 }
-
-var _ = nostr.KindGiftWrap

@@ -37,6 +37,7 @@ type Config struct {
 	Workspace Workspace `toml:"workspace"`
 	Limits    Limits    `toml:"limits"`
 	Storage   Storage   `toml:"storage"`
+	ToolBus   ToolBus   `toml:"tool_bus"`
 }
 
 // Info is what the NIP-11 document says about the relay.
@@ -97,4 +98,24 @@ type Limits struct {
 type Storage struct {
 	// Backend is "lmdb" (default, embedded).
 	Backend string `toml:"backend"`
+}
+
+// ToolBus is the relay side of the tool bus: how it treats tool calls and
+// results (kinds 25910, 1059, 21059), which it relays live, never stores in
+// the main store, keeps briefly for reconnecting callers, and audits.
+type ToolBus struct {
+	// AnonymousWraps accepts gift-wrapped tool traffic from connections that
+	// did not authenticate, as long as the wrap is addressed to a member:
+	// stock ContextVM clients do not do NIP-42. Rate-limited per IP.
+	AnonymousWraps bool `toml:"anonymous_wraps"`
+	// MailboxSeconds is how long bus events addressed to a pubkey are kept
+	// for replay to a subscription that (re)connects or authenticates late.
+	MailboxSeconds int `toml:"mailbox_seconds"`
+	// MailboxPerRecipient bounds the events kept per recipient.
+	MailboxPerRecipient int `toml:"mailbox_per_recipient"`
+	// Audit appends every bus event (gift wraps: envelope only) to an audit
+	// log under data_dir/audit, queryable by admins over NIP-86.
+	Audit bool `toml:"audit"`
+	// AuditRetentionDays is how many days of audit log are kept.
+	AuditRetentionDays int `toml:"audit_retention_days"`
 }

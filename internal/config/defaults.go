@@ -29,6 +29,13 @@ func Default() Config {
 			MaxConnectionsPerIP: 256,
 		},
 		Storage: Storage{Backend: BackendLMDB},
+		ToolBus: ToolBus{
+			AnonymousWraps:      true,
+			MailboxSeconds:      120,
+			MailboxPerRecipient: 256,
+			Audit:               true,
+			AuditRetentionDays:  30,
+		},
 	}
 }
 

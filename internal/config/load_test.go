@@ -18,7 +18,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"top level", "listen = \"127.0.0.1:1\"\nlisen = \"x\"\n", []string{"lisen"}, 2},
 		{"nested", "[workspace]\nmode = \"open\"\nmemebers = []\n", []string{"workspace.memebers"}, 3},
 		{"dotted", "workspace.memebers = []\n", []string{"workspace.memebers"}, 1},
-		{"unknown section reported once", "\n[tool_bus]\na = 1\nb = 2\n", []string{"tool_bus"}, 2},
+		{"unknown section reported once", "\n[tool_bsu]\na = 1\nb = 2\n", []string{"tool_bsu"}, 2},
 		{"after multi-line array", "[workspace]\nadmins = [\n  # x = 1\n]\nx = 1\n", []string{"workspace.x"}, 5},
 		{"inline table has no line", "info = { nam = \"x\" }\n", []string{"info.nam"}, 0},
 	}

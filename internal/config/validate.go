@@ -23,6 +23,7 @@ func (c *Config) Validate() error {
 	c.validateServer(add)
 	c.validateWorkspace(add)
 	c.Limits.validate(add)
+	c.ToolBus.validate(add)
 	if c.Storage.Backend != BackendLMDB {
 		add("storage.backend", fmt.Sprintf("want %q, got %s", BackendLMDB, quote(c.Storage.Backend)))
 	}
@@ -168,5 +169,18 @@ func (l *Limits) rates() []named[float64] {
 	return []named[float64]{
 		{"events_per_second", l.EventsPerSecond},
 		{"ip_events_per_second", l.IPEventsPerSecond},
+	}
+}
+
+// validate checks the tool bus section.
+func (b *ToolBus) validate(add func(key, problem string)) {
+	if b.MailboxSeconds < 0 || b.MailboxSeconds > 3600 {
+		add("tool_bus.mailbox_seconds", fmt.Sprintf("want 0 to 3600, got %d", b.MailboxSeconds))
+	}
+	if b.MailboxPerRecipient <= 0 {
+		add("tool_bus.mailbox_per_recipient", fmt.Sprintf("must be positive, got %d", b.MailboxPerRecipient))
+	}
+	if b.AuditRetentionDays <= 0 {
+		add("tool_bus.audit_retention_days", fmt.Sprintf("must be positive, got %d", b.AuditRetentionDays))
 	}
 }

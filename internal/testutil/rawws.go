@@ -120,3 +120,39 @@ func (c *RawConn) Challenge() string {
 		}
 	}
 }
+
+// Closed drains the connection and reports whether the relay closed it
+// within timeout.
+func (c *RawConn) Closed(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		c.ws.SetReadDeadline(deadline)
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			return !isTimeout(err)
+		}
+	}
+	return false
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(interface{ Timeout() bool })
+	return ok && ne.Timeout()
+}
+
+// UntilEOSE reads messages until the EOSE of subID and returns everything
+// read before it.
+func (c *RawConn) UntilEOSE(subID string) [][]json.RawMessage {
+	c.t.Helper()
+	var seen [][]json.RawMessage
+	for {
+		m := c.Next(10 * time.Second)
+		if Label(m) == "EOSE" {
+			var id string
+			json.Unmarshal(m[1], &id)
+			if id == subID {
+				return seen
+			}
+		}
+		seen = append(seen, m)
+	}
+}
