@@ -31,7 +31,16 @@ type Local struct {
 	conv   *convCache
 }
 
+// maxConvKeys bounds the conversation-key cache. Gift-wrapped tool traffic is
+// encrypted by a fresh random key per message, so every unwrap asks for the
+// key of a peer that is never seen again; without a bound the cache would grow
+// by one entry per message for the life of the process. 4096 entries stay
+// well under 1 MB, and are far more distinct long-lived peers than one
+// workspace has.
+const maxConvKeys = 4096
+
 // convCache maps a peer's hex public key to its NIP-44 conversation key.
+// It holds at most maxConvKeys entries (see put).
 type convCache struct {
 	mu   sync.RWMutex
 	keys map[string][32]byte
@@ -165,10 +174,25 @@ func (l *Local) conversationKey(peer string) ([32]byte, error) {
 	if err != nil {
 		return ck, fmt.Errorf("nip44 conversation key: %w", ErrInvalidPubKey)
 	}
-	l.conv.mu.Lock()
-	l.conv.keys[peer] = ck
-	l.conv.mu.Unlock()
+	l.conv.put(peer, ck)
 	return ck, nil
+}
+
+// put stores ck for peer, first evicting one entry when the cache is full.
+// The victim is whichever key map iteration yields first; Go starts map
+// iteration at a random position, so this is cheap near-random eviction
+// (O(1), no bookkeeping). Random rather than LRU is deliberate: a miss only
+// costs one ECDH, and hot peers that lose their entry get it back on next use.
+func (c *convCache) put(peer string, ck [32]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.keys[peer]; !ok && len(c.keys) >= maxConvKeys {
+		for victim := range c.keys {
+			delete(c.keys, victim)
+			break
+		}
+	}
+	c.keys[peer] = ck
 }
 
 // ParsePubKey parses an npub1… or 64-hex public key and returns it as
