@@ -147,4 +147,3 @@ func shortKey(pk string) string {
 	}
 	return pk
 }
-
