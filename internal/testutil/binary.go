@@ -25,7 +25,7 @@ func Binary(t testing.TB, name string) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", buildDir+string(filepath.Separator), "./cmd/...")
+		cmd := exec.Command("go", "build", "-tags", buildTags, "-o", buildDir+string(filepath.Separator), "./cmd/...")
 		cmd.Dir = ModuleRoot(t)
 		cmd.Stderr = os.Stderr
 		buildErr = cmd.Run()
