@@ -218,14 +218,20 @@ func (s *Server) allowed(caller string, snap *memberSet) bool {
 	}
 }
 
-// session returns the caller's MCP session, opening it on first use.
-func (s *Server) session(ctx context.Context, caller string) (*callerSession, error) {
+// session returns the caller's MCP session, opening it on first use. An
+// initialize always starts a new session: the caller (re)connected and
+// expects a handshake, which an initialised session would refuse.
+func (s *Server) session(ctx context.Context, caller string, initialize bool) (*callerSession, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cs, ok := s.sessions[caller]; ok {
-		return cs, nil
+		if !initialize {
+			return cs, nil
+		}
+		cs.ss.Close()
+		delete(s.sessions, caller)
 	}
-	cs, err := newCallerSession(context.WithoutCancel(ctx), s, caller)
+	cs, err := newCallerSession(context.WithoutCancel(ctx), s, caller, initialize)
 	if err != nil {
 		return nil, err
 	}

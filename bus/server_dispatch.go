@@ -38,7 +38,7 @@ func (s *Server) handle(ev *nostr.Event, snap *memberSet) {
 		}
 	case *jsonrpc.Response:
 		if s.allowed(caller, snap) {
-			if cs, err := s.session(ctx, caller); err == nil {
+			if cs, err := s.session(ctx, caller, false); err == nil {
 				cs.deliver(ctx, m) // the caller answering a server-initiated request
 			}
 		}
@@ -83,7 +83,7 @@ func (s *Server) call(ctx context.Context, caller string, req *jsonrpc.Request, 
 			return
 		}
 	}
-	cs, err := s.session(ctx, caller)
+	cs, err := s.session(ctx, caller, req.Method == "initialize")
 	if err != nil {
 		s.refuse(ctx, caller, req, eventID, wrapKind, CodeInternal, "worker could not open a session", 0)
 		return
@@ -99,7 +99,7 @@ func (s *Server) notification(ctx context.Context, caller string, n *jsonrpc.Req
 	if !s.allowed(caller, snap) {
 		return
 	}
-	cs, err := s.session(ctx, caller)
+	cs, err := s.session(ctx, caller, false)
 	if err != nil {
 		return
 	}

@@ -61,12 +61,19 @@ func preInitialized() *mcp.ServerSessionState {
 	}
 }
 
-func newCallerSession(ctx context.Context, srv *Server, caller string) (*callerSession, error) {
+// newCallerSession opens a session for caller. A caller that starts with
+// initialize gets a fresh session that runs the handshake; any other first
+// message gets one that starts initialised (stateless callers).
+func newCallerSession(ctx context.Context, srv *Server, caller string, handshake bool) (*callerSession, error) {
 	cs := &callerSession{srv: srv, caller: caller, in: make(chan jsonrpc.Message, 64),
 		closed: make(chan struct{}), pending: map[int64]*pendingRequest{},
 		byEvent: map[string]int64{}, byOrig: map[string]int64{}, progress: map[string]string{}}
 	cs.touch()
-	ss, err := srv.mcp.Connect(ctx, cs, &mcp.ServerSessionOptions{State: preInitialized()})
+	var opts *mcp.ServerSessionOptions
+	if !handshake {
+		opts = &mcp.ServerSessionOptions{State: preInitialized()}
+	}
+	ss, err := srv.mcp.Connect(ctx, cs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("bus: open session: %w", err)
 	}

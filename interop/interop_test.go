@@ -39,10 +39,10 @@ func keyHex(t *testing.T, k *signer.Local) string {
 
 func openMode(c *config.Config) { c.Workspace.Mode = "open" }
 
-// bus runs a server with serverEnv and a client with clientEnv (RELAY_URL,
+// runPair runs a server with serverEnv and a client with clientEnv (RELAY_URL,
 // SERVER_PK filled in) and returns the client's result; the error is the
 // client's failure, if any.
-func bus(t *testing.T, r *testutil.Relay, serverEnv, clientEnv map[string]string) (*CVMServer, ClientResult, error) {
+func runPair(t *testing.T, r *testutil.Relay, serverEnv, clientEnv map[string]string) (*CVMServer, ClientResult, error) {
 	t.Helper()
 	serverEnv["RELAY_URL"] = r.URL
 	srv := StartCVMServerProc(t, serverEnv)
@@ -109,7 +109,7 @@ func TestJSOpenEncrypted(t *testing.T) {
 	RequireJS(t)
 	r := testutil.StartRelay(t, openMode)
 	server, client := testutil.NewKey(t), testutil.NewKey(t)
-	_, res, err := bus(t, r,
+	_, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, server), "ENCRYPTION": "required"},
 		map[string]string{"CLIENT_SK": keyHex(t, client), "ENCRYPTION": "required", "ACTIONS": listEchoAdd})
 	wantStepsOK(t, res, err)
@@ -132,7 +132,7 @@ func TestJSOpenPlaintextAuth(t *testing.T) {
 	RequireJS(t)
 	r := testutil.StartRelay(t, openMode)
 	server, client := testutil.NewKey(t), testutil.NewKey(t)
-	srv, res, err := bus(t, r,
+	srv, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, server), "ENCRYPTION": "disabled", "AUTH": "1"},
 		map[string]string{"CLIENT_SK": keyHex(t, client), "ENCRYPTION": "disabled", "AUTH": "1",
 			"ACTIONS": Actions(Action{Op: "list"}, Action{Op: "call", Name: "echo", Args: map[string]any{"text": "plain"}})})
@@ -153,7 +153,7 @@ func TestJSMembersAnonymousWrapCaller(t *testing.T) {
 	RequireJS(t)
 	r := testutil.StartRelay(t, func(c *config.Config) { c.ToolBus.AnonymousWraps = true })
 	stranger := testutil.NewKey(t)
-	_, res, err := bus(t, r,
+	_, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, r.Member), "ENCRYPTION": "required", "AUTH": "1"},
 		map[string]string{"CLIENT_SK": keyHex(t, stranger), "ENCRYPTION": "required",
 			"ACTIONS": Actions(Action{Op: "call", Name: "echo", Args: map[string]any{"text": "from outside"}})})
@@ -186,7 +186,7 @@ func TestJSMembersPlaintextAuth(t *testing.T) {
 		}
 	}()
 
-	srv, res, err := bus(t, r,
+	srv, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, r.Member), "ENCRYPTION": "disabled", "AUTH": "1"},
 		map[string]string{"CLIENT_SK": keyHex(t, r.Admin), "ENCRYPTION": "disabled", "AUTH": "1",
 			"ACTIONS": Actions(Action{Op: "call", Name: "echo", Args: map[string]any{"text": "members only"}})})
@@ -212,7 +212,7 @@ func TestJSProgressAndCancel(t *testing.T) {
 	RequireJS(t)
 	r := testutil.StartRelay(t, openMode)
 	server, client := testutil.NewKey(t), testutil.NewKey(t)
-	srv, res, err := bus(t, r,
+	srv, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, server), "ENCRYPTION": "required"},
 		map[string]string{"CLIENT_SK": keyHex(t, client), "ENCRYPTION": "required",
 			"ACTIONS": Actions(
@@ -253,7 +253,7 @@ func TestJSStatelessClient(t *testing.T) {
 	RequireJS(t)
 	r := testutil.StartRelay(t, openMode)
 	server, client := testutil.NewKey(t), testutil.NewKey(t)
-	_, res, err := bus(t, r,
+	_, res, err := runPair(t, r,
 		map[string]string{"SERVER_SK": keyHex(t, server), "ENCRYPTION": "required"},
 		map[string]string{"CLIENT_SK": keyHex(t, client), "ENCRYPTION": "required", "STATELESS": "1",
 			"ACTIONS": Actions(Action{Op: "list"}, Action{Op: "call", Name: "echo", Args: map[string]any{"text": "stateless"}})})
