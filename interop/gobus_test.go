@@ -122,7 +122,7 @@ func TestJSClientCallsToolbusWorker(t *testing.T) {
 			if sc := string(res.Steps[2].Result.StructuredContent); !strings.Contains(sc, `"sum":42`) {
 				t.Fatalf("add: %s", sc)
 			}
-			if p := res.Steps[3]; !p.OK || len(p.Progress) != 3 || p.Result.Text() != "done" {
+			if p := res.Steps[3]; !p.OK || len(p.Progress) == 0 || p.Result.Text() != "done" {
 				t.Fatalf("slow with progress: %+v", p)
 			}
 			miss := res.Steps[4].Result
