@@ -19,7 +19,7 @@ var (
 	// ErrDisconnected means the connection dropped before the relay
 	// answered. The relay may or may not have acted on what was sent, so
 	// the caller decides whether to retry.
-	ErrDisconnected = errors.New("bus: disconnected before the relay answered")
+	ErrDisconnected = errors.New("bus: connection to the relay lost")
 	// ErrNoSigner is returned by WaitAuth on a Conn without a Signer.
 	ErrNoSigner = errors.New("bus: no signer configured")
 )
@@ -161,7 +161,9 @@ func (c *Conn) Authed() string {
 
 // WaitAuth waits until the current connection is authenticated. It returns
 // ErrNoSigner at once if the Conn has no Signer, ErrClosed after Close, and
-// ctx's error when ctx is done first.
+// ctx's error when ctx is done first (as it will be if the relay refuses
+// the Signer's key: refusals are logged, not retried on the same
+// connection).
 func (c *Conn) WaitAuth(ctx context.Context) error {
 	if c.opts.Signer == nil {
 		return ErrNoSigner

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -13,6 +14,9 @@ import (
 type connProxy struct {
 	ln     net.Listener
 	target string
+	// chunks counts reads forwarded from clients to the relay, so a test
+	// can tell that a message has at least started on its way.
+	chunks atomic.Int64
 
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -91,6 +95,7 @@ func (p *connProxy) clientToServer(client, server net.Conn) {
 		if _, err := server.Write(buf[:n]); err != nil {
 			return
 		}
+		p.chunks.Add(1)
 	}
 }
 

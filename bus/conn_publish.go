@@ -54,6 +54,7 @@ func (c *Conn) Publish(ctx context.Context, ev *nostr.Event) error {
 	if c.opts.Signer == nil || !errors.As(err, &rej) || rej.Prefix() != "auth-required" {
 		return err
 	}
+	c.log.Debug("relay wants authentication before this event; retrying after AUTH", "id", ev.ID)
 	if aerr := s.authenticate(ctx); aerr != nil {
 		return fmt.Errorf("%w (authentication failed: %w)", err, aerr)
 	}

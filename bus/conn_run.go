@@ -56,7 +56,7 @@ func (c *Conn) serve(s *session) {
 	c.mu.Unlock()
 	c.notify()
 	if c.ctx.Err() == nil {
-		c.log.Info("relay connection lost", "err", s.cause())
+		c.log.Info("relay connection lost", "err", s.reason())
 	}
 }
 

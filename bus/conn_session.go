@@ -86,6 +86,13 @@ func (s *session) isDead() bool {
 	}
 }
 
+// reason returns why the session ended, as the socket reported it.
+func (s *session) reason() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
 // cause returns why the session ended, wrapping ErrDisconnected unless the
 // Conn was closed.
 func (s *session) cause() error {

@@ -72,6 +72,9 @@ func (c *Conn) Subscribe(ctx context.Context, filters func() nostr.Filters,
 	if filters == nil || onEvent == nil {
 		return nil, errors.New("bus: subscribe needs filters and onEvent")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	size := DefaultDedupeSize
 	if opts != nil && opts.DedupeSize > 0 {
 		size = opts.DedupeSize

@@ -283,6 +283,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		// process; leaving it open is the lesser evil.
 		return errors.Join(err, qerr)
 	}
+	// eventstore's LMDB QueryEvents closes its result channel inside the
+	// read transaction, which ends a moment later: a query we saw finish
+	// may still hold one. Closing the environment under it crashes
+	// (measured: SIGSEGV in mdb_txn_commit). Give them that moment.
+	time.Sleep(50 * time.Millisecond)
 	s.store.Close()
 	return err
 }
