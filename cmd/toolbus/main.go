@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"toolbus/signer"
+	"toolbus/tools/fallback"
 )
 
 // command is one subcommand.
@@ -29,6 +31,11 @@ func main() {
 	// Take NOSTR_PRIVATE_KEY out of the environment before anything else
 	// runs, so that no child process toolbus ever starts can inherit it.
 	signer.TakeEnv()
+	// argv0 dispatch: the shell tool puts rg and tree on PATH as links to
+	// this binary, which forwards to the real programs or a fallback.
+	if name := filepath.Base(os.Args[0]); name == "rg" || name == "tree" {
+		os.Exit(fallback.Main(name, os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -56,7 +56,7 @@ func (f *serverFlags) load(adjust func(*config.Config)) (config.Config, error) {
 // when set, edits the config before validation; ready runs once the relay
 // listens (toolbus up prints its summary there).
 func runRelayWith(name string, args []string, stdout, stderr io.Writer,
-	adjust func(*config.Config), ready func(*relay.Server, config.Config)) int {
+	adjust func(*config.Config), ready readyFunc) int {
 	fs := flag.NewFlagSet("toolbus "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf serverFlags
@@ -79,7 +79,10 @@ func runRelayWith(name string, args []string, stdout, stderr io.Writer,
 	return 0
 }
 
-func serveRelay(cfg config.Config, logger *slog.Logger, ready func(*relay.Server, config.Config)) error {
+// readyFunc runs once the relay listens; ctx ends when shutdown begins.
+type readyFunc func(ctx context.Context, srv *relay.Server, cfg config.Config, logger *slog.Logger)
+
+func serveRelay(cfg config.Config, logger *slog.Logger, ready readyFunc) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -93,8 +96,10 @@ func serveRelay(cfg config.Config, logger *slog.Logger, ready func(*relay.Server
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	logger.Info("relay listening", "addr", ln.Addr().String(), "url", srv.URL(), "pubkey", srv.PublicKey(), "data_dir", cfg.DataDir)
+	readyCtx, stopReady := context.WithCancel(context.Background())
+	defer stopReady()
 	if ready != nil {
-		ready(srv, cfg)
+		ready(readyCtx, srv, cfg, logger)
 	}
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
@@ -105,6 +110,7 @@ func serveRelay(cfg config.Config, logger *slog.Logger, ready func(*relay.Server
 	case sig := <-sigc:
 		logger.Info("shutting down", "signal", sig.String())
 	}
+	stopReady() // stop what runs beside the relay (toolbus up's worker) first
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := httpSrv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {

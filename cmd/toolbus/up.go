@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"path/filepath"
 	"strings"
+
+	"toolbus/bus"
 
 	"toolbus/internal/config"
 	"toolbus/relay"
@@ -16,7 +21,9 @@ func init() {
 
 // runUp is the zero-setup entry point: it makes sure the user has a key
 // (creating ~/.config/toolbus/key on first use), makes that key the
-// workspace admin for this run, starts the relay and prints a summary.
+// workspace admin for this run, starts the relay and a worker serving the
+// built-in tools on the current directory (with its own key, a member,
+// kept in data_dir/worker.key), and prints how to connect.
 func runUp(args []string, stdout, stderr io.Writer) int {
 	key, created, err := signer.EnsureKeyFile(defaultKeyFile())
 	if err != nil {
@@ -25,15 +32,29 @@ func runUp(args []string, stdout, stderr io.Writer) int {
 	if created {
 		fmt.Fprintf(stdout, "created your key in %s (mode 0600)\n", defaultKeyFile())
 	}
-	extraAdmin := key.PublicKey()
+	var workerKey *signer.Local
 	return runRelayWith("up", args, stdout, stderr, func(cfg *config.Config) {
-		cfg.Workspace.Admins = append(cfg.Workspace.Admins, extraAdmin)
-	}, func(srv *relay.Server, cfg config.Config) {
-		printSummary(stdout, srv, cfg, key)
+		cfg.Workspace.Admins = append(cfg.Workspace.Admins, key.PublicKey())
+		if workerKey, _, err = signer.EnsureKeyFile(filepath.Join(cfg.DataDir, "worker.key")); err == nil {
+			cfg.Workspace.Members = append(cfg.Workspace.Members, workerKey.PublicKey())
+		}
+	}, func(ctx context.Context, srv *relay.Server, cfg config.Config, logger *slog.Logger) {
+		if workerKey == nil {
+			logger.Error("no worker: could not create its key", "err", err)
+			printSummary(stdout, srv, cfg, key, nil)
+			return
+		}
+		f := workerFlags{relay: srv.URL(), workdir: ".", confine: true, encryption: "optional", quota: 5, quotaBurst: 20}
+		go func() {
+			err := serveWorker(ctx, f, workerKey, logger, func(*bus.Server) { printSummary(stdout, srv, cfg, key, workerKey) })
+			if err != nil && ctx.Err() == nil {
+				logger.Error("worker stopped", "err", err)
+			}
+		}()
 	})
 }
 
-func printSummary(w io.Writer, srv *relay.Server, cfg config.Config, you *signer.Local) {
+func printSummary(w io.Writer, srv *relay.Server, cfg config.Config, you, worker *signer.Local) {
 	httpURL := httpForm(srv.URL())
 	fmt.Fprintf(w, `
 toolbus is up.
@@ -50,6 +71,13 @@ Stop:             Ctrl-C (pending events are flushed before exit)
 
 `, srv.URL(), signer.EncodeNPub(srv.PublicKey()), you.NPub(), defaultKeyFile(),
 		cfg.Workspace.Mode, cfg.DataDir, httpURL, httpURL, httpURL)
+	if worker != nil {
+		fmt.Fprintf(w, `Worker:           %s serves shell, read_file, str_replace, view_image, todo
+                  on this directory (file tools confined to it)
+Try a tool:       toolbus call --relay %s --to %s shell '{"command":"ls"}'
+
+`, worker.NPub(), srv.URL(), worker.NPub())
+	}
 }
 
 // httpForm turns a ws(s):// relay URL into its http(s):// form.
