@@ -1,0 +1,78 @@
+package mcpadapter
+
+import (
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolbus/nip98"
+)
+
+// HTTPOptions configures the streamable HTTP endpoint.
+type HTTPOptions struct {
+	// Addr is the host:port the endpoint listens on; only requests whose
+	// Host names it (or localhost/127.0.0.1 with its port) are served,
+	// which defeats DNS rebinding.
+	Addr string
+	// PublicURL, when set, is the URL clients use (and NIP-98's u).
+	PublicURL string
+	// RequireNIP98 demands a NIP-98 token (u = the endpoint URL) on every
+	// request; only Allowed pubkeys pass.
+	RequireNIP98 bool
+	// Allowed are the pubkeys (hex) that may call with NIP-98.
+	Allowed map[string]bool
+}
+
+// HTTPHandler serves the adapter over streamable HTTP in stateless mode:
+// every request stands alone, as the 2026-07-28 protocol expects, and older
+// clients still get their initialize handshake answered per request.
+func (a *Adapter) HTTPHandler(o HTTPOptions) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log,
+			CrossOriginProtection: http.NewCrossOriginProtection()})
+	var next http.Handler = h
+	if o.RequireNIP98 {
+		next = nip98Gate(o, h)
+	}
+	return hostGate(o.Addr, next)
+}
+
+// hostGate refuses requests whose Host is not the listen address: a web
+// page that rebinds its DNS name to 127.0.0.1 still sends its own name.
+func hostGate(addr string, next http.Handler) http.Handler {
+	_, port, _ := net.SplitHostPort(addr)
+	allowed := map[string]bool{addr: true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed[strings.ToLower(r.Host)] {
+			http.Error(w, "forbidden: unexpected Host header", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// nip98Gate requires a NIP-98 token from an allowed pubkey. The method is
+// not checked (clients reuse a token across GET and POST of one session).
+func nip98Gate(o HTTPOptions, next http.Handler) http.Handler {
+	url := o.PublicURL
+	if url == "" {
+		url = "http://" + o.Addr
+	}
+	replay := nip98.NewReplayCache(0, 0)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res, err := nip98.Verify(r, nip98.Options{ExpectedURL: url, URLMode: nip98.MatchPrefix,
+			SkipMethod: true, Replay: replay})
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", "Nostr")
+			http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
+			return
+		}
+		if !o.Allowed[res.PubKey] {
+			http.Error(w, "forbidden: this pubkey may not use the adapter", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(nip98.WithPubKey(r.Context(), res.PubKey)))
+	})
+}
