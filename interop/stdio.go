@@ -25,8 +25,10 @@ type StdioStep struct {
 	Name   string          `json:"name,omitempty"`
 	OK     bool            `json:"ok"`
 	Tools  []string        `json:"tools,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	Result    json.RawMessage   `json:"result,omitempty"`
+	Progress  []json.RawMessage `json:"progress,omitempty"`
+	Cancelled bool              `json:"cancelled,omitempty"`
+	Error     string            `json:"error,omitempty"`
 }
 
 // RunStdioClient runs the official MCP TypeScript SDK client against the

@@ -80,7 +80,8 @@ func startAdapter(ctx context.Context, f mcpFlags, key *signer.Local, logger *sl
 	if f.plaintext {
 		wrap = bus.WrapNone
 	}
-	client, err := bus.NewClient(dialCtx, conn, key, &bus.ClientOptions{Wrap: wrap, Logger: logger})
+	// The subscriptions live as long as ctx: only the dial is time-boxed.
+	client, err := bus.NewClient(ctx, conn, key, &bus.ClientOptions{Wrap: wrap, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func startAdapter(ctx context.Context, f mcpFlags, key *signer.Local, logger *sl
 	if err != nil {
 		return nil, err
 	}
-	return a, a.Start(dialCtx)
+	return a, a.Start(ctx)
 }
 
 func serveMCPHTTP(ctx context.Context, a *mcpadapter.Adapter, f mcpFlags, key *signer.Local, stdout io.Writer) error {

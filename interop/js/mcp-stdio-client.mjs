@@ -4,8 +4,12 @@
 // Environment:
 //   SERVER_CMD   JSON array: the command and its arguments (required)
 //   SERVER_CWD   working directory for the server (optional)
-//   ACTIONS      JSON list of steps: {"op":"list"} or
-//                {"op":"call","name":"...","args":{...}}
+//   ACTIONS      JSON list of steps: {"op":"list"},
+//                {"op":"call","name":"...","args":{...}} ("progress":true
+//                collects progress notifications), or
+//                {"op":"cancel","name":"...","args":{...},"afterMs":N}: the
+//                call is aborted after N ms (the SDK sends
+//                notifications/cancelled); ok when it was rejected.
 //   CALL_TIMEOUT_MS  per-request timeout (default 30000)
 //
 // Stdout: one line of JSON {"ok","error"?,"instructions"?,"steps":[...]},
@@ -31,8 +35,24 @@ try {
       if (a.op === 'list') {
         const r = await client.listTools({}, { timeout });
         step.tools = r.tools.map((t) => t.name);
+      } else if (a.op === 'cancel') {
+        const ac = new AbortController();
+        setTimeout(() => ac.abort('cancelled by interop client'), a.afterMs || 300);
+        try {
+          step.result = await client.callTool({ name: a.name, arguments: a.args || {} }, undefined, { timeout, signal: ac.signal });
+          step.error = 'call completed instead of being cancelled';
+          out.steps.push(step);
+          continue;
+        } catch (e) {
+          step.cancelled = true;
+          step.error = String(e && e.message ? e.message : e);
+        }
       } else {
-        step.result = await client.callTool({ name: a.name, arguments: a.args || {} }, undefined, { timeout });
+        const progress = [];
+        const opts = { timeout, resetTimeoutOnProgress: true };
+        if (a.progress) opts.onprogress = (p) => progress.push(p);
+        step.result = await client.callTool({ name: a.name, arguments: a.args || {} }, undefined, opts);
+        if (a.progress) step.progress = progress;
       }
       step.ok = true;
     } catch (e) {
