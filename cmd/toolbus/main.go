@@ -65,7 +65,7 @@ func usage(w io.Writer) {
 		if strings.HasPrefix(commands[n].summary, "(internal)") {
 			continue // plumbing for tests and benchmarks, not for users
 		}
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'toolbus <command> -h' for a command's flags.")
 }
