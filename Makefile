@@ -28,6 +28,7 @@ fuzz-smoke:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseAuthorization$$' -fuzztime=$(FUZZTIME) ./nip98/
 	$(GO) test -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZTIME) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./bus/
+	$(GO) test -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZTIME) ./signer/gitsig/
 
 fuzz: fuzz-smoke
 
