@@ -29,6 +29,8 @@ fuzz-smoke:
 	$(GO) test -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZTIME) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZTIME) ./signer/gitsig/
+	$(GO) test -run='^$$' -fuzz='^FuzzText$$' -fuzztime=$(FUZZTIME) ./mcpadapter/sanitize/
+	$(GO) test -run='^$$' -fuzz='^FuzzWrap$$' -fuzztime=$(FUZZTIME) ./mcpadapter/sanitize/
 
 fuzz: fuzz-smoke
 
