@@ -33,8 +33,12 @@ func main() {
 	signer.TakeEnv()
 	// argv0 dispatch: the shell tool puts rg and tree on PATH as links to
 	// this binary, which forwards to the real programs or a fallback.
-	if name := filepath.Base(os.Args[0]); name == "rg" || name == "tree" {
+	name := filepath.Base(os.Args[0])
+	if name == "rg" || name == "tree" {
 		os.Exit(fallback.Main(name, os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if helper, ok := gitHelperNames[name]; ok {
+		os.Exit(helper(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func init() {
 
 type mcpFlags struct {
 	relay, keyFile, workers, listen string
-	plaintext, nip98                bool
+	plaintext, nip98, flat          bool
 	timeout                         time.Duration
 }
 
@@ -40,6 +41,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.workers, "workers", "", "comma-separated worker pubkeys to expose (default: every member's worker)")
 	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP on 127.0.0.1:PORT instead of stdio")
 	fs.BoolVar(&f.nip98, "nip98", false, "with --listen: require NIP-98 auth by your own key")
+	fs.BoolVar(&f.flat, "flat", false, "with exactly one --workers key: expose that worker's tools under their own names (no <worker>__ prefix), and its resources, prompts and completions")
 	fs.BoolVar(&f.plaintext, "plaintext", false, "send calls as plaintext kind 25910 instead of gift wraps")
 	fs.DurationVar(&f.timeout, "timeout", mcpadapter.DefaultCallTimeout, "deadline of each forwarded call")
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +72,13 @@ func serveMCP(ctx context.Context, f mcpFlags, key *signer.Local, logger *slog.L
 }
 
 func startAdapter(ctx context.Context, f mcpFlags, key *signer.Local, logger *slog.Logger) (*mcpadapter.Adapter, error) {
+	workers, err := parseKeys(f.workers)
+	if err != nil {
+		return nil, fmt.Errorf("--workers: %w", err)
+	}
+	if f.flat && len(workers) != 1 {
+		return nil, errors.New("--flat needs exactly one key in --workers")
+	}
 	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn, err := bus.Dial(dialCtx, f.relay, &bus.ConnOptions{Signer: key, Logger: logger})
@@ -85,10 +94,8 @@ func startAdapter(ctx context.Context, f mcpFlags, key *signer.Local, logger *sl
 	if err != nil {
 		return nil, err
 	}
-	opts := mcpadapter.Options{Conn: conn, Client: client, CallTimeout: f.timeout, Logger: logger}
-	if opts.Workers, err = parseKeys(f.workers); err != nil {
-		return nil, fmt.Errorf("--workers: %w", err)
-	}
+	opts := mcpadapter.Options{Conn: conn, Client: client, CallTimeout: f.timeout, Logger: logger,
+		Workers: workers, Flat: f.flat}
 	if len(opts.Workers) == 0 {
 		if opts.RelayPubKey, err = bus.RelayPubKey(dialCtx, f.relay); err != nil {
 			return nil, err

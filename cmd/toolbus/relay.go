@@ -92,7 +92,13 @@ func serveRelay(cfg config.Config, logger *slog.Logger, ready readyFunc) error {
 		ln.Close()
 		return err
 	}
-	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	handler, closeGit, err := relayHandler(srv, cfg, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeGit()
+	httpSrv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	logger.Info("relay listening", "addr", ln.Addr().String(), "url", srv.URL(), "pubkey", srv.PublicKey(), "data_dir", cfg.DataDir)
@@ -117,4 +123,19 @@ func serveRelay(cfg config.Config, logger *slog.Logger, ready readyFunc) error {
 		logger.Warn("http shutdown", "err", err)
 	}
 	return srv.Shutdown(ctx)
+}
+
+// relayHandler is the relay, with git hosting at /git/ when enabled.
+func relayHandler(srv *relay.Server, cfg config.Config, logger *slog.Logger) (http.Handler, func(), error) {
+	if !cfg.Git.Enabled {
+		return srv, func() {}, nil
+	}
+	git, err := newGitBridge(srv, cfg, logger)
+	if err != nil {
+		return nil, nil, fmt.Errorf("git hosting: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/git/", git)
+	mux.Handle("/", srv)
+	return mux, func() { git.Close() }, nil
 }

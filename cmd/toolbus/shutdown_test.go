@@ -22,9 +22,22 @@ import (
 // workspace member and returns the process and its websocket URL.
 func startRelayProcess(t *testing.T, dataDir, member string) (*exec.Cmd, string) {
 	t.Helper()
+	cfg := fmt.Sprintf("[workspace]\nmembers = [%q]\n[limits]\nevents_per_second = 100000.0\nevents_burst = 100000\nip_events_per_second = 100000.0\nip_events_burst = 100000\n", member)
+	return startRelayProcessWith(t, dataDir, cfg)
+}
+
+// startRelayWithConfig runs `toolbus relay` with the given TOML on a fresh
+// data dir and returns its websocket URL.
+func startRelayWithConfig(t *testing.T, toml string) string {
+	t.Helper()
+	_, url := startRelayProcessWith(t, t.TempDir(), toml)
+	return url
+}
+
+func startRelayProcessWith(t *testing.T, dataDir, cfg string) (*exec.Cmd, string) {
+	t.Helper()
 	addr := testutil.FreeAddr(t)
 	cfgPath := filepath.Join(t.TempDir(), "toolbus.toml")
-	cfg := fmt.Sprintf("[workspace]\nmembers = [%q]\n[limits]\nevents_per_second = 100000.0\nevents_burst = 100000\nip_events_per_second = 100000.0\nip_events_burst = 100000\n", member)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

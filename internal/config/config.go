@@ -38,6 +38,7 @@ type Config struct {
 	Limits    Limits    `toml:"limits"`
 	Storage   Storage   `toml:"storage"`
 	ToolBus   ToolBus   `toml:"tool_bus"`
+	Git       Git       `toml:"git"`
 }
 
 // Info is what the NIP-11 document says about the relay.
@@ -118,4 +119,18 @@ type ToolBus struct {
 	Audit bool `toml:"audit"`
 	// AuditRetentionDays is how many days of audit log are kept.
 	AuditRetentionDays int `toml:"audit_retention_days"`
+}
+
+// Git configures git hosting at /git/<owner>/<repo>.git on the relay.
+type Git struct {
+	// Enabled serves git smart HTTP beside the relay.
+	Enabled bool `toml:"enabled"`
+	// ProtectedBranches refuse force-pushes and deletion (path.Match
+	// patterns, e.g. "release/*"). An empty list protects nothing.
+	ProtectedBranches []string `toml:"protected_branches"`
+	// RequireSignedCommits refuses pushes that add a commit without a valid
+	// NIP-GS signature by a workspace member.
+	RequireSignedCommits bool `toml:"require_signed_commits"`
+	// MaxRequestBytes caps one git request body (a push's pack).
+	MaxRequestBytes int64 `toml:"max_request_bytes"`
 }

@@ -36,6 +36,7 @@ func Default() Config {
 			Audit:               true,
 			AuditRetentionDays:  30,
 		},
+		Git: Git{Enabled: true, ProtectedBranches: []string{"main"}, MaxRequestBytes: 256 << 20},
 	}
 }
 

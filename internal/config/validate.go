@@ -24,6 +24,9 @@ func (c *Config) Validate() error {
 	c.validateWorkspace(add)
 	c.Limits.validate(add)
 	c.ToolBus.validate(add)
+	if c.Git.MaxRequestBytes <= 0 {
+		add("git.max_request_bytes", fmt.Sprintf("must be positive, got %d", c.Git.MaxRequestBytes))
+	}
 	if c.Storage.Backend != BackendLMDB {
 		add("storage.backend", fmt.Sprintf("want %q, got %s", BackendLMDB, quote(c.Storage.Backend)))
 	}
