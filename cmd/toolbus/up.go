@@ -44,7 +44,8 @@ func runUp(args []string, stdout, stderr io.Writer) int {
 			printSummary(stdout, srv, cfg, key, nil)
 			return
 		}
-		f := workerFlags{relay: srv.URL(), workdir: ".", confine: true, encryption: "optional", quota: 5, quotaBurst: 20}
+		f := workerFlags{relay: srv.URL(), workdir: ".", confine: true, encryption: "optional", quota: 5,
+			quotaBurst: 20, gitIdentity: true}
 		go func() {
 			err := serveWorker(ctx, f, workerKey, logger, func(*bus.Server) { printSummary(stdout, srv, cfg, key, workerKey) })
 			if err != nil && ctx.Err() == nil {

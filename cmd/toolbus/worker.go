@@ -23,7 +23,8 @@ func init() {
 // workerFlags configure `toolbus worker`.
 type workerFlags struct {
 	relay, keyFile, workdir, name, allow, encryption string
-	allowAnyone, confine                             bool
+	allowAnyone, confine, gitIdentity                bool
+	gitName                                          string
 	quota                                            float64
 	quotaBurst                                       int
 	logFormat                                        string
@@ -41,6 +42,8 @@ func (f *workerFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.quota, "quota", 5, "tools/call per second per caller (0: no quota)")
 	fs.IntVar(&f.quotaBurst, "quota-burst", 20, "calls a caller may burst")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fs.BoolVar(&f.gitIdentity, "git-identity", true, "shell calls commit, sign and push to the relay as the worker")
+	fs.StringVar(&f.gitName, "git-name", "", "user.name of the worker's commits (default: its npub)")
 }
 
 func runWorker(args []string, stdout, stderr io.Writer) int {
@@ -75,7 +78,19 @@ func serveWorker(ctx context.Context, f workerFlags, key *signer.Local, logger *
 	if err != nil {
 		return err
 	}
-	t, err := tools.New(tools.Options{Workdir: f.workdir, Confine: f.confine, Logger: logger, Name: "toolbus-worker"})
+	session, err := os.MkdirTemp("", "toolbus-worker-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(session)
+	var extraEnv []string
+	if f.gitIdentity {
+		if extraEnv, err = workerGitEnv(session, key, f.relay, f.gitName); err != nil {
+			return err
+		}
+	}
+	t, err := tools.New(tools.Options{Workdir: f.workdir, Confine: f.confine, Logger: logger,
+		Name: "toolbus-worker", SessionDir: session, ExtraEnv: extraEnv})
 	if err != nil {
 		return err
 	}

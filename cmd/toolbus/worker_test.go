@@ -24,6 +24,12 @@ func startWorkerProcess(t *testing.T, r *testutil.Relay, key *signer.Local, work
 	t.Helper()
 	cmd := exec.Command(testutil.Binary(t, "toolbus"), "worker", "--relay", r.URL, "--workdir", workdir)
 	cmd.Env = append(os.Environ(), "NOSTR_PRIVATE_KEY="+key.NSec(), "XDG_CONFIG_HOME="+t.TempDir())
+	waitForLine(t, cmd, "worker ready")
+}
+
+// waitForLine starts cmd and waits for a stderr line containing want.
+func waitForLine(t *testing.T, cmd *exec.Cmd, want string) {
+	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -31,18 +37,20 @@ func startWorkerProcess(t *testing.T, r *testutil.Relay, key *signer.Local, work
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	ready := make(chan struct{})
 	go func() {
+		once := false
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			t.Logf("worker: %s", sc.Text())
-			if strings.Contains(sc.Text(), "worker ready") {
+			t.Logf("%s: %s", filepath.Base(cmd.Path), sc.Text())
+			if !once && strings.Contains(sc.Text(), want) {
+				once = true
 				close(ready)
 			}
 		}
 	}()
 	select {
 	case <-ready:
-	case <-time.After(20 * time.Second):
-		t.Fatal("worker did not become ready")
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no %q from %s", want, cmd.Path)
 	}
 }
 
