@@ -21,10 +21,10 @@ type StdioResult struct {
 
 // StdioStep is one step's outcome.
 type StdioStep struct {
-	Op     string          `json:"op"`
-	Name   string          `json:"name,omitempty"`
-	OK     bool            `json:"ok"`
-	Tools  []string        `json:"tools,omitempty"`
+	Op        string            `json:"op"`
+	Name      string            `json:"name,omitempty"`
+	OK        bool              `json:"ok"`
+	Tools     []string          `json:"tools,omitempty"`
 	Result    json.RawMessage   `json:"result,omitempty"`
 	Progress  []json.RawMessage `json:"progress,omitempty"`
 	Cancelled bool              `json:"cancelled,omitempty"`

@@ -32,6 +32,11 @@ type Options struct {
 	RelayPubKey string
 	// Workers, when set, are the only workers exposed (hex pubkeys).
 	Workers []string
+	// Flat exposes the one worker in Workers as if the agent talked to it
+	// directly: its tools under their own names (no `<worker>__` prefix),
+	// and its resources, resource templates, prompts and completions too.
+	// It needs exactly one worker, so no two workers' names can collide.
+	Flat bool
 	// CallTimeout bounds each forwarded call; default DefaultCallTimeout.
 	CallTimeout time.Duration
 	// Name and Version identify the adapter's MCP server.
@@ -50,6 +55,7 @@ type Adapter struct {
 	mu        sync.Mutex
 	installed map[string]binding
 	schemas   map[string]*mcp.Tool
+	flat      flatState // Options.Flat only
 }
 
 // New builds the adapter; Start begins discovery.
@@ -59,6 +65,9 @@ func New(opts Options) (*Adapter, error) {
 	}
 	if opts.RelayPubKey == "" && len(opts.Workers) == 0 {
 		return nil, errors.New("mcpadapter: need RelayPubKey (to follow members) or Workers")
+	}
+	if opts.Flat && len(opts.Workers) != 1 {
+		return nil, errors.New("mcpadapter: Flat needs exactly one worker in Workers")
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
@@ -72,15 +81,23 @@ func New(opts Options) (*Adapter, error) {
 	if opts.Version == "" {
 		opts.Version = "1"
 	}
-	a := &Adapter{opts: opts, log: opts.Logger, dir: newDirectory(opts.RelayPubKey, opts.Workers),
+	a := &Adapter{opts: opts, log: opts.Logger, dir: newDirectory(opts.RelayPubKey, opts.Workers, opts.Flat),
 		installed: map[string]binding{}, schemas: map[string]*mcp.Tool{}}
-	a.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions, HasTools: true})
+	so := &mcp.ServerOptions{Instructions: instructions, HasTools: true}
+	if opts.Flat {
+		so.Instructions = flatInstructions
+		so.CompletionHandler = a.complete
+	}
+	a.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	return a, nil
 }
 
 const instructions = "Tools named <worker>__<tool> run on toolbus workers of your team's relay, " +
 	"on their machines. Their errors come back as tool results with a code " +
+	"(invalid_params, not_found, unauthorized, rate_limited, timeout, unavailable, internal)."
+
+const flatInstructions = "These tools run on a toolbus worker of your team's relay, on its machine. " +
+	"Their errors come back as tool results with a code " +
 	"(invalid_params, not_found, unauthorized, rate_limited, timeout, unavailable, internal)."
 
 // Server is the MCP server to serve over stdio or HTTP.
@@ -140,6 +157,9 @@ func (a *Adapter) sync() {
 			continue
 		}
 		a.installed[name], a.schemas[name] = b, tools[b]
+	}
+	if a.opts.Flat {
+		a.syncFlat()
 	}
 }
 

@@ -63,8 +63,10 @@ func NewBridge(opts BridgeOptions) (*Bridge, error) {
 		opts.Logger = slog.Default()
 	}
 	b := &Bridge{opts: opts, log: opts.Logger, ready: make(chan struct{}), progress: map[any]*mcp.ServerSession{}}
+	// CompletionHandler: argument completion belongs with the mirrored
+	// prompts and resource templates, so it is forwarded too.
 	b.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: "bridge"},
-		&mcp.ServerOptions{HasTools: true})
+		&mcp.ServerOptions{HasTools: true, CompletionHandler: b.complete})
 	return b, nil
 }
 

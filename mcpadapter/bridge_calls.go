@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolbus/bus"
@@ -59,6 +60,23 @@ func (b *Bridge) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 		return nil, errUpstreamDown
 	}
 	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: req.Params.Name, Arguments: req.Params.Arguments})
+	if err == nil {
+		res.Meta = nil
+	}
+	return res, err
+}
+
+// complete forwards completion/complete. An upstream without completions
+// gets no request: it would only answer "method not found" later.
+func (b *Bridge) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	cs := b.upstream.Load()
+	if cs == nil {
+		return nil, errUpstreamDown
+	}
+	if cs.InitializeResult().Capabilities.Completions == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the bridged MCP server has no completions"}
+	}
+	res, err := cs.Complete(ctx, &mcp.CompleteParams{Argument: req.Params.Argument, Context: req.Params.Context, Ref: req.Params.Ref})
 	if err == nil {
 		res.Meta = nil
 	}

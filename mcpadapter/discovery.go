@@ -16,6 +16,7 @@ import (
 type directory struct {
 	relayKey string
 	fixed    map[string]bool // configured workers; nil = follow members
+	flat     bool            // Options.Flat: one worker, unprefixed names, its lists too
 
 	mu      sync.Mutex
 	workers map[string]*announced
@@ -29,10 +30,20 @@ type announced struct {
 	tools   []*mcp.Tool
 	nameAt  nostr.Timestamp
 	toolsAt nostr.Timestamp
+	lists   map[int]listEvent // flat mode: resources, templates, prompts by kind
 }
 
-func newDirectory(relayKey string, workers []string) *directory {
-	d := &directory{relayKey: relayKey, workers: map[string]*announced{}}
+// listEvent is the newest announcement of one list kind.
+type listEvent struct {
+	content string
+	at      nostr.Timestamp
+}
+
+// flatListKinds are the announcements flat mode mirrors besides tools.
+var flatListKinds = []int{bus.KindResourcesList, bus.KindResourceTemplatesList, bus.KindPromptsList}
+
+func newDirectory(relayKey string, workers []string, flat bool) *directory {
+	d := &directory{relayKey: relayKey, workers: map[string]*announced{}, flat: flat}
 	if len(workers) > 0 {
 		d.fixed = map[string]bool{}
 		for _, w := range workers {
@@ -45,6 +56,9 @@ func newDirectory(relayKey string, workers []string) *directory {
 // filters are the discovery subscription.
 func (d *directory) filters() nostr.Filters {
 	f := nostr.Filter{Kinds: []int{bus.KindServerAnnouncement, bus.KindToolsList}}
+	if d.flat {
+		f.Kinds = append(f.Kinds, flatListKinds...)
+	}
 	for w := range d.fixed {
 		f.Authors = append(f.Authors, w)
 	}
@@ -86,8 +100,34 @@ func (d *directory) apply(ev *nostr.Event) bool {
 		}
 		w.toolsAt, w.tools = ev.CreatedAt, list.Tools
 		return true
+	case bus.KindResourcesList, bus.KindResourceTemplatesList, bus.KindPromptsList:
+		w := d.worker(ev.PubKey)
+		if !d.flat || ev.CreatedAt < w.lists[ev.Kind].at {
+			return false
+		}
+		if w.lists == nil {
+			w.lists = map[int]listEvent{}
+		}
+		w.lists[ev.Kind] = listEvent{content: ev.Content, at: ev.CreatedAt}
+		return true
 	}
 	return false
+}
+
+// flatLists decodes what flat mode's worker announced besides tools; a
+// list that is missing or undecodable is empty.
+func (d *directory) flatLists() (res mcp.ListResourcesResult, tmpl mcp.ListResourceTemplatesResult, prompts mcp.ListPromptsResult) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for pk, w := range d.workers {
+		if !d.callable(pk) {
+			continue
+		}
+		json.Unmarshal([]byte(w.lists[bus.KindResourcesList].content), &res)
+		json.Unmarshal([]byte(w.lists[bus.KindResourceTemplatesList].content), &tmpl)
+		json.Unmarshal([]byte(w.lists[bus.KindPromptsList].content), &prompts)
+	}
+	return res, tmpl, prompts
 }
 
 func (d *directory) worker(pk string) *announced {
@@ -131,6 +171,9 @@ func (d *directory) snapshot() (map[string]binding, map[binding]*mcp.Tool) {
 			tools[binding{worker: pk, tool: t.Name}] = t
 		}
 		ws = append(ws, wt)
+	}
+	if d.flat && len(ws) == 1 {
+		return flatNames(ws[0]), tools
 	}
 	return exposedNames(ws), tools
 }

@@ -28,9 +28,14 @@ type HTTPOptions struct {
 // HTTPHandler serves the adapter over streamable HTTP in stateless mode:
 // every request stands alone, as the 2026-07-28 protocol expects, and older
 // clients still get their initialize handshake answered per request.
+//
+// Responses are SSE streams, not application/json: a stateless server has
+// no standalone stream, so with JSONResponse go-sdk dropped the progress
+// notifications of a running call (found by the MCP conformance suite's
+// tools-call-with-progress). Clients must accept both types anyway.
 func (a *Adapter) HTTPHandler(o HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log,
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: a.log,
 			CrossOriginProtection: http.NewCrossOriginProtection()})
 	var next http.Handler = h
 	if o.RequireNIP98 {

@@ -62,6 +62,24 @@ func exposedNames(workers []workerTools) map[string]binding {
 	return out
 }
 
+// flatNames names the tools of the one worker of flat mode (Options.Flat)
+// by their own (sanitised) names, without the `<worker>__` prefix. With a
+// single worker there is no cross-worker clash; tool names that sanitise
+// alike get a numeric suffix in sorted order, as in exposedNames.
+func flatNames(w workerTools) map[string]binding {
+	tools := slices.Clone(w.tools)
+	slices.Sort(tools)
+	out := map[string]binding{}
+	for _, t := range tools {
+		name := sanitizeName(t)
+		if name == "" {
+			name = "tool"
+		}
+		out[uniqueName(out, name[:min(len(name), maxToolName)])] = binding{worker: w.pubkey, tool: t}
+	}
+	return out
+}
+
 func workerLabel(w workerTools) string {
 	if l := sanitizeName(w.name); l != "" {
 		return l

@@ -18,6 +18,9 @@ import (
 // membershipChanged closes revoked subscriptions and republishes the list.
 func (s *Server) membershipChanged(pk string) {
 	s.revoke(pk)
+	if !s.IsMember(pk) {
+		s.removeFromChannels(pk)
+	}
 	if err := s.publishMembership(); err != nil {
 		s.log.Error("could not publish the membership list", "err", err)
 	}

@@ -15,6 +15,9 @@ func (s *Server) ingest(ctx context.Context, ev *nostr.Event) (bool, string) {
 	if isBusKind(ev.Kind) {
 		return s.ingestBus(ctx, ev)
 	}
+	if isGroupEvent(ev) {
+		return s.ingestGroup(ctx, ev)
+	}
 	if ev.Kind == nostr.KindDeletion {
 		if reason := s.checkDeletion(ctx, ev); reason != "" {
 			return false, reason

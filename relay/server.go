@@ -46,6 +46,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"toolbus/internal/config"
+	"toolbus/relay/groups"
 	"toolbus/relay/policies"
 	"toolbus/signer"
 )
@@ -67,6 +68,7 @@ type Server struct {
 	mailbox *mailbox
 	audit   *auditLog
 	busSeen *idSet
+	groups  *groups.State
 
 	membershipMu     sync.Mutex
 	lastMembershipAt nostr.Timestamp
@@ -122,6 +124,11 @@ func New(cfg config.Config, logger *slog.Logger) (*Server, error) {
 	}
 	s.kr = s.newKhatru()
 	s.mgmt = newManagement(s)
+	if err := s.initGroups(context.Background()); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.visible = append(s.visible, s.groupVisibility)
 	acl.OnChange(s.membershipChanged)
 	if err := s.publishMembership(); err != nil {
 		s.log.Warn("could not publish the membership list", "err", err)

@@ -156,3 +156,12 @@ func (c *RawConn) UntilEOSE(subID string) [][]json.RawMessage {
 		seen = append(seen, m)
 	}
 }
+
+// ExpectAccepted reads the next message and checks that it is OK true.
+func (c *RawConn) ExpectAccepted() {
+	c.t.Helper()
+	arr := c.Expect("OK", "")
+	if string(arr[2]) != "true" {
+		c.t.Fatalf("event refused: %s", arr)
+	}
+}

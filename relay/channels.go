@@ -1,0 +1,174 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/relay/groups"
+	"toolbus/relay/policies"
+)
+
+// Workspace channels are NIP-29 groups kept by package groups. The relay
+// routes every group event through it before storing: moderation changes
+// state, content is checked against membership, and what the state machine
+// produces (relay-signed moderation records, 39000-39003 metadata,
+// deletions) is applied to the store and broadcast.
+
+const (
+	kindJoinRequest  = 9021
+	kindCreateInvite = 9009
+)
+
+// isGroupEvent reports whether ev belongs to a channel.
+func isGroupEvent(ev *nostr.Event) bool {
+	return groups.IsModerationKind(ev.Kind) || groups.IsMetadataKind(ev.Kind) ||
+		ev.Tags.GetFirst([]string{"h", ""}) != nil
+}
+
+// initGroups rebuilds channel state from the log and re-syncs metadata.
+func (s *Server) initGroups(ctx context.Context) error {
+	s.groups = groups.New(s.key, groups.Options{WorkspaceMember: s.IsMember, Lookup: s.lookupID, Logger: s.log})
+	kinds := []int{39000, 39001, 39002, 39003, kindCreateInvite, kindJoinRequest, 9022}
+	for k := 9000; k <= 9008; k++ {
+		kinds = append(kinds, k)
+	}
+	log := s.queryAll(ctx, nostr.Filter{Kinds: kinds})
+	if err := s.groups.Rebuild(ctx, log); err != nil {
+		return fmt.Errorf("rebuild channels: %w", err)
+	}
+	results, err := s.groups.Sync(ctx)
+	if err != nil {
+		return err
+	}
+	s.applyGroupResults(ctx, results...)
+	return nil
+}
+
+// ingestGroup stores a channel event after the write rules and the group
+// state machine accepted it. The rules run first: a state change must not
+// happen for an event that is then refused (the log would disagree).
+func (s *Server) ingestGroup(ctx context.Context, ev *nostr.Event) (bool, string) {
+	if groups.IsMetadataKind(ev.Kind) && ev.PubKey != s.key.PublicKey() {
+		return false, "restricted: channel metadata (39000-39003) is signed by the relay only"
+	}
+	if reason := s.rejectEvent(ctx, ev); reason != "" {
+		return false, reason
+	}
+	res, err := s.groups.Apply(ctx, ev)
+	var rej *groups.RejectError
+	if errors.As(err, &rej) {
+		return false, rej.Reason
+	} else if err != nil {
+		return false, "error: " + err.Error()
+	}
+	if err := s.storeEvent(ctx, ev); err != nil {
+		return false, "error: could not store the event"
+	}
+	s.applyGroupResults(ctx, res)
+	s.broadcast(ev)
+	return true, res.Note
+}
+
+// storeEvent writes ev with the store hooks (replace for replaceable kinds).
+func (s *Server) storeEvent(ctx context.Context, ev *nostr.Event) error {
+	hooks := s.kr.StoreEvent
+	if nostr.IsReplaceableKind(ev.Kind) || nostr.IsAddressableKind(ev.Kind) {
+		hooks = s.kr.ReplaceEvent
+	}
+	for _, store := range hooks {
+		if err := store(ctx, ev); err != nil && !errors.Is(err, eventstore.ErrDupEvent) {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyGroupResults deletes, stores and broadcasts what the state machine
+// produced.
+func (s *Server) applyGroupResults(ctx context.Context, results ...groups.Result) {
+	for _, r := range results {
+		for _, d := range r.Deletions {
+			s.deleteMatching(ctx, d)
+		}
+		for _, ev := range append(r.Moderation, r.Metadata...) {
+			if err := s.PublishInternal(ctx, ev); err != nil {
+				s.log.Error("could not publish channel event", "kind", ev.Kind, "err", err)
+			}
+		}
+	}
+}
+
+func (s *Server) deleteMatching(ctx context.Context, d groups.Deletion) {
+	for _, f := range d.Filters() {
+		for _, ev := range s.queryAll(ctx, f) {
+			if !d.Matches(ev) {
+				continue
+			}
+			for _, del := range s.kr.DeleteEvent {
+				del(ctx, ev)
+			}
+		}
+	}
+}
+
+// groupVisibility hides channel events from those who may not read the
+// channel; invites and join requests are for the channel's admins and
+// their author only.
+func (s *Server) groupVisibility(v policies.Viewer, ev *nostr.Event) bool {
+	g := s.groups.GroupOf(ev)
+	if g == "" {
+		return true
+	}
+	if ev.Kind == kindCreateInvite || ev.Kind == kindJoinRequest {
+		role := s.groups.Role(v.PubKey, g)
+		return v.PubKey == ev.PubKey || role == groups.RoleOwner || role == groups.RoleAdmin
+	}
+	return s.groups.CanRead(v.PubKey, g)
+}
+
+// lookupID returns a stored event by id, or nil.
+func (s *Server) lookupID(id string) *nostr.Event {
+	evs := s.QueryStored(context.Background(), nostr.Filter{IDs: []string{id}, Limit: 1})
+	if len(evs) == 0 {
+		return nil
+	}
+	return evs[0]
+}
+
+// queryAll pages through the store (newest first) past its per-query cap.
+func (s *Server) queryAll(ctx context.Context, f nostr.Filter) []*nostr.Event {
+	var out []*nostr.Event
+	seen := map[string]bool{}
+	f.Limit = s.cfg.Limits.MaxLimit
+	for {
+		page := s.QueryStored(ctx, f)
+		fresh := 0
+		for _, ev := range page {
+			if !seen[ev.ID] {
+				seen[ev.ID] = true
+				out = append(out, ev)
+				fresh++
+			}
+		}
+		if len(page) < f.Limit || fresh == 0 {
+			return out
+		}
+		until := page[len(page)-1].CreatedAt
+		f.Until = &until
+	}
+}
+
+// removeFromChannels drops a pubkey that left the workspace from every
+// channel.
+func (s *Server) removeFromChannels(pk string) {
+	results, err := s.groups.Remove(context.Background(), pk)
+	if err != nil {
+		s.log.Error("could not remove from channels", "pubkey", pk, "err", err)
+		return
+	}
+	s.applyGroupResults(context.Background(), results...)
+}
