@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -29,16 +30,26 @@ func isGroupEvent(ev *nostr.Event) bool {
 		ev.Tags.GetFirst([]string{"h", ""}) != nil
 }
 
-// initGroups rebuilds channel state from the log and re-syncs metadata.
+// initGroups rebuilds channel state from the log, in the recorded order of
+// application, and re-syncs metadata.
 func (s *Server) initGroups(ctx context.Context) error {
-	s.groups = groups.New(s.key, groups.Options{WorkspaceMember: s.IsMember, Lookup: s.lookupID, Logger: s.log})
+	order, recorded, err := openOrderLog(filepath.Join(s.cfg.DataDir, "groups.order"))
+	if err != nil {
+		return err
+	}
+	s.order = order
+	s.groups = groups.New(s.key, groups.Options{WorkspaceMember: s.IsMember, Lookup: s.lookupID,
+		Logger: s.log, RecordsOrder: true})
 	kinds := []int{39000, 39001, 39002, 39003, kindCreateInvite, kindJoinRequest, 9022}
 	for k := 9000; k <= 9008; k++ {
 		kinds = append(kinds, k)
 	}
-	log := s.queryAll(ctx, nostr.Filter{Kinds: kinds})
-	if err := s.groups.Rebuild(ctx, log); err != nil {
+	log := replayOrder(s.queryAll(ctx, nostr.Filter{Kinds: kinds}), recorded)
+	if err := s.groups.RebuildOrdered(ctx, log); err != nil {
 		return fmt.Errorf("rebuild channels: %w", err)
+	}
+	if len(recorded) == 0 {
+		s.recordOrder(log) // the record was missing: start it from this replay
 	}
 	results, err := s.groups.Sync(ctx)
 	if err != nil {
@@ -67,6 +78,9 @@ func (s *Server) ingestGroup(ctx context.Context, ev *nostr.Event) (bool, string
 	}
 	if err := s.storeEvent(ctx, ev); err != nil {
 		return false, "error: could not store the event"
+	}
+	if groups.IsModerationKind(ev.Kind) {
+		s.recordOrder([]*nostr.Event{ev})
 	}
 	s.applyGroupResults(ctx, res)
 	s.broadcast(ev)
@@ -99,6 +113,7 @@ func (s *Server) applyGroupResults(ctx context.Context, results ...groups.Result
 				s.log.Error("could not publish channel event", "kind", ev.Kind, "err", err)
 			}
 		}
+		s.recordOrder(r.Moderation)
 	}
 }
 
@@ -128,6 +143,19 @@ func (s *Server) groupVisibility(v policies.Viewer, ev *nostr.Event) bool {
 		return v.PubKey == ev.PubKey || role == groups.RoleOwner || role == groups.RoleAdmin
 	}
 	return s.groups.CanRead(v.PubKey, g)
+}
+
+// recordOrder appends state-changing events to the order log.
+func (s *Server) recordOrder(evs []*nostr.Event) {
+	ids := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		if groups.IsModerationKind(ev.Kind) {
+			ids = append(ids, ev.ID)
+		}
+	}
+	if err := s.order.record(ids...); err != nil {
+		s.log.Error("could not record channel order", "err", err)
+	}
 }
 
 // lookupID returns a stored event by id, or nil.

@@ -69,6 +69,7 @@ type Server struct {
 	audit   *auditLog
 	busSeen *idSet
 	groups  *groups.State
+	order   *orderLog
 
 	membershipMu     sync.Mutex
 	lastMembershipAt nostr.Timestamp
@@ -285,6 +286,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		c.ws.Close()
 	}
 	s.audit.close()
+	s.order.close()
 	if qerr := waitGroup(ctx, &s.queries); qerr != nil {
 		// Closing LMDB under a running read transaction would crash the
 		// process; leaving it open is the lesser evil.

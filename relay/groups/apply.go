@@ -100,10 +100,7 @@ func (s *State) commit(out *outcome, stamps map[metaKey]stamp) {
 			last = k
 		}
 	}
-	if prev, ok := s.last[out.gid]; !ok || last.compare(prev) > 0 {
-		s.last[out.gid] = last // a commuting earlier-sorting change keeps the latest
-	}
-	s.noteSecond(out)
+	s.last[out.gid] = last
 	if out.next == nil {
 		delete(s.groups, out.gid)
 		s.forgetMetadata(out.gid)
@@ -112,21 +109,6 @@ func (s *State) commit(out *outcome, stamps map[metaKey]stamp) {
 	}
 	for k, st := range stamps {
 		s.pub[k] = st
-	}
-}
-
-// noteSecond records a change in its group's latest-second log.
-func (s *State) noteSecond(out *outcome) {
-	l := s.second[out.gid]
-	at := s.last[out.gid].at
-	if l == nil || l.at != at {
-		l = &secondLog{at: at, targets: map[string]bool{}, actors: map[string]bool{}}
-		s.second[out.gid] = l
-	}
-	for _, ev := range []*nostr.Event{out.ev, out.echo} {
-		if ev != nil && ev.CreatedAt == at {
-			l.note(ev)
-		}
 	}
 }
 

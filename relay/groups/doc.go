@@ -46,12 +46,16 @@
 //
 // # Replay
 //
-// State is rebuilt by replaying the log (see [State.Rebuild]) in created_at
-// order, ties broken by putting users' events before the relay's and then by
-// id. For a replay to reproduce what happened live, live events must arrive in
-// that same order: a state-changing event that sorts before the group's latest
-// one is refused, which also stops replays of old moderation events. Events
-// outside ±MaxSkew of the relay clock are refused for the same reason.
+// State is rebuilt by replaying the log. A relay that records the order in
+// which it applied state-changing events (Options.RecordsOrder, as toolbus
+// does) replays them in that order ([State.RebuildOrdered]) and accepts live
+// events whatever their timestamps within the clock window. Without such a
+// record ([State.Rebuild]), the log is replayed in created_at order, a
+// channel's creation first and its deletion last in a second, then users'
+// events before the relay's, then by id; for that replay to reproduce what
+// happened, a state-changing event that sorts before the group's latest one
+// is refused. Either way events outside ±MaxSkew of the relay clock are
+// refused, which stops replays of old moderation events.
 // NIP-29 "previous" timeline references are ignored: every member of a
 // workspace group talks to this one relay, so there is no fork to guard
 // against.

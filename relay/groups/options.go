@@ -34,6 +34,13 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives replay diagnostics. Nil discards them.
 	Logger *slog.Logger
+	// RecordsOrder says the caller keeps the order in which it applied
+	// state-changing events and replays them in that order
+	// ([State.RebuildOrdered]). Events are then accepted in any order of
+	// their timestamps (an agent that creates a channel and adds three
+	// people in one second is not refused). Without it, an event that
+	// would replay out of order (see [State.Rebuild]) is refused.
+	RecordsOrder bool
 }
 
 // Role names. The set is fixed; see the package documentation.

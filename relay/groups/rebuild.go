@@ -18,6 +18,17 @@ import (
 // log entries the rules refuse (reported to Options.Logger). It returns an
 // error only if ctx ends first, leaving the state incomplete.
 func (s *State) Rebuild(ctx context.Context, events []*nostr.Event) error {
+	return s.rebuild(ctx, events, true)
+}
+
+// RebuildOrdered is Rebuild that replays state-changing events in the order
+// given (the order they were applied live, as recorded by a caller using
+// Options.RecordsOrder) instead of sorting them.
+func (s *State) RebuildOrdered(ctx context.Context, events []*nostr.Event) error {
+	return s.rebuild(ctx, events, false)
+}
+
+func (s *State) rebuild(ctx context.Context, events []*nostr.Event, sortLog bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reset()
@@ -30,9 +41,11 @@ func (s *State) Rebuild(ctx context.Context, events []*nostr.Event) error {
 			log = append(log, ev)
 		}
 	}
-	slices.SortFunc(log, func(a, b *nostr.Event) int {
-		return keyOf(a, s.relayPK).compare(keyOf(b, s.relayPK))
-	})
+	if sortLog {
+		slices.SortFunc(log, func(a, b *nostr.Event) int {
+			return keyOf(a, s.relayPK).compare(keyOf(b, s.relayPK))
+		})
+	}
 	for i, ev := range log {
 		if i%256 == 0 && ctx.Err() != nil {
 			return ctx.Err()

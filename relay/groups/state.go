@@ -24,7 +24,7 @@ type State struct {
 	seen   map[string]bool   // ids of applied state-changing events
 	last   map[string]evKey  // latest state-changing event per group id; outlives deletion
 	pub    map[metaKey]stamp // what was last emitted per group and 3900x kind
-	second map[string]*secondLog
+	strict bool              // refuse events that would replay out of order (no order record)
 }
 
 // evKey orders state-changing events the way Rebuild replays them.
@@ -39,86 +39,18 @@ func keyOf(ev *nostr.Event, relayPK string) evKey {
 	return evKey{at: ev.CreatedAt, relay: ev.PubKey == relayPK, rank: kindRank(ev.Kind), id: ev.ID}
 }
 
-// kindRank orders one second's changes the way people make them, so that
-// "create a channel, then add people" in one second replays as it
-// happened whatever the event ids.
+// kindRank puts a second's channel creation first and its deletion last,
+// so "create a channel, then add people" in one second replays as it
+// happened whatever the event ids; other changes keep id order.
 func kindRank(kind int) int {
 	switch kind {
 	case kindCreateGroup:
 		return 0
-	case kindEditMetadata:
-		return 1
-	case kindPutUser, kindJoinRequest, kindCreateInvite:
-		return 2
-	case kindRemoveUser, kindLeaveRequest:
-		return 3
 	case kindDeleteGroup:
-		return 9
+		return 2
 	default:
-		return 5
+		return 1
 	}
-}
-
-// secondLog is what changed a group within its latest second: an event
-// that sorts before the latest change is still accepted when it commutes
-// with everything of that second (a different member's put or removal, or
-// the second's only metadata edit), because Rebuild's order then yields
-// the same state as the arrival order did.
-type secondLog struct {
-	at       nostr.Timestamp
-	targets  map[string]bool // members whose membership changed
-	actors   map[string]bool // authors of the changes
-	metadata bool
-}
-
-// note records ev as a change of its second.
-func (l *secondLog) note(ev *nostr.Event) {
-	l.actors[ev.PubKey] = true
-	if t := changeTarget(ev); t != "" {
-		l.targets[t] = true
-	} else if ev.Kind == kindEditMetadata {
-		l.metadata = true
-	}
-}
-
-// commutes reports whether ev, dated in this second, may be applied out of
-// replay order without changing the outcome. Only changes that cannot
-// affect each other qualify: adding a member who is not in the group yet
-// (as a plain member, by someone whose own role did not change this
-// second), or the second's only metadata edit. Anything touching roles,
-// removals or the same member keeps the strict order.
-func (l *secondLog) commutes(ev *nostr.Event, g *group) bool {
-	if l == nil || g == nil || ev.CreatedAt != l.at || l.targets[ev.PubKey] {
-		return false
-	}
-	switch ev.Kind {
-	case kindPutUser, kindJoinRequest:
-		t := changeTarget(ev)
-		_, present := g.members[t]
-		return t != "" && !present && !l.targets[t] && !l.actors[t] && plainRole(ev)
-	case kindEditMetadata:
-		return !l.metadata
-	}
-	return false
-}
-
-// plainRole reports whether a put-user grants no role beyond member.
-func plainRole(ev *nostr.Event) bool {
-	p := ev.Tags.Find("p")
-	return p == nil || len(p) < 3 || p[2] == "" || p[2] == RoleMember
-}
-
-// changeTarget is the member a membership change is about, or "".
-func changeTarget(ev *nostr.Event) string {
-	switch ev.Kind {
-	case kindPutUser, kindRemoveUser:
-		if p := ev.Tags.Find("p"); p != nil {
-			return p[1]
-		}
-	case kindJoinRequest, kindLeaveRequest:
-		return ev.PubKey
-	}
-	return ""
 }
 
 // compare returns -1, 0 or +1 as k sorts before, with or after o.
@@ -131,6 +63,8 @@ func (k evKey) compare(o evKey) int {
 			return 1
 		}
 		return -1
+	case k.rank != o.rank:
+		return cmp.Compare(k.rank, o.rank)
 	}
 	return strings.Compare(k.id, o.id)
 }
@@ -155,7 +89,7 @@ func New(relayKey Signer, opts Options) *State {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &State{key: relayKey, relayPK: relayKey.PublicKey(), opts: opts}
+	s := &State{key: relayKey, relayPK: relayKey.PublicKey(), opts: opts, strict: !opts.RecordsOrder}
 	s.reset()
 	return s
 }
@@ -166,7 +100,6 @@ func (s *State) reset() {
 	s.groups = map[string]*group{}
 	s.seen = map[string]bool{}
 	s.last = map[string]evKey{}
-	s.second = map[string]*secondLog{}
 	if s.pub == nil {
 		s.pub = map[metaKey]stamp{}
 	}
