@@ -12,7 +12,7 @@ import (
 var Version = "dev"
 
 // supportedNIPs lists what the relay implements.
-var supportedNIPs = []any{1, 9, 11, 29, 40, 42, 43, 70, 86}
+var supportedNIPs = []any{1, 9, 11, 29, 40, 42, 43, 50, 70, 86}
 
 // Info returns the NIP-11 document; its limitation block is built from the
 // same config values the engine enforces.

@@ -91,6 +91,9 @@ func (s *Server) broadcast(ev *nostr.Event) {
 	var js []byte
 	for _, t := range s.index.match(ev) {
 		c := t.sub.conn
+		if t.filter.Search != "" && !matchesSearch(t.filter.Search, ev.Content) {
+			continue
+		}
 		if !s.visibleTo(c.AuthedPubKey(), t.filter, ev) {
 			continue
 		}

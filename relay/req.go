@@ -72,6 +72,12 @@ func (c *conn) serveStored(sub *subscription) {
 		if f.LimitZero {
 			continue
 		}
+		if f.Search != "" {
+			c.srv.searchStored(sub.ctx, c.AuthedPubKey(), f, func(ev *nostr.Event) bool {
+				return c.out.push(eventMsg(sub.id, eventJSON(ev)))
+			})
+			continue
+		}
 		c.srv.query(sub.ctx, f, func(ev *nostr.Event) bool {
 			if !c.srv.visibleTo(c.AuthedPubKey(), f, ev) {
 				return true

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/fiatjaf/eventstore/bluge"
 	"github.com/fiatjaf/eventstore/lmdb"
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
@@ -70,6 +71,7 @@ type Server struct {
 	busSeen *idSet
 	groups  *groups.State
 	order   *orderLog
+	search  *bluge.BlugeBackend
 
 	membershipMu     sync.Mutex
 	lastMembershipAt nostr.Timestamp
@@ -125,6 +127,13 @@ func New(cfg config.Config, logger *slog.Logger) (*Server, error) {
 	}
 	s.kr = s.newKhatru()
 	s.mgmt = newManagement(s)
+	if err := s.openSearch(context.Background()); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.kr.StoreEvent = append(s.kr.StoreEvent, s.indexEvent)
+	s.kr.ReplaceEvent = append(s.kr.ReplaceEvent, s.indexEvent)
+	s.kr.DeleteEvent = append(s.kr.DeleteEvent, s.unindexEvent)
 	if err := s.initGroups(context.Background()); err != nil {
 		store.Close()
 		return nil, err
@@ -287,6 +296,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.audit.close()
 	s.order.close()
+	s.search.Close()
 	if qerr := waitGroup(ctx, &s.queries); qerr != nil {
 		// Closing LMDB under a running read transaction would crash the
 		// process; leaving it open is the lesser evil.

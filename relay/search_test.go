@@ -1,0 +1,64 @@
+package relay_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/internal/testutil"
+	"toolbus/relay"
+)
+
+// NIP-50: ranked full text over messages, and only over those the reader
+// may see.
+func TestSearchRespectsVisibility(t *testing.T) {
+	r := testutil.StartRelay(t, nil)
+	outsider := testutil.NewKey(t)
+	if _, err := relay.Manage(ctx5(t), r.HTTPURL, r.Admin, "allowpubkey", outsider.PublicKey()); err != nil {
+		t.Fatal(err)
+	}
+	c := testutil.DialRaw(t, r.URL)
+	c.Auth(r.Member, r.URL)
+	for _, ev := range []nostr.Event{
+		testutil.Signed(t, r.Member, 9007, "", nostr.Tag{"h", "infra"}, nostr.Tag{"private"}),
+		testutil.Signed(t, r.Member, 9007, "", nostr.Tag{"h", "lobby"}),
+		testutil.Signed(t, r.Member, 9, "the kubernetes upgrade plan is secret", nostr.Tag{"h", "infra"}),
+		testutil.Signed(t, r.Member, 9, "kubernetes kubernetes: everyone should learn kubernetes", nostr.Tag{"h", "lobby"}),
+		testutil.Signed(t, r.Member, 9, "lunch at noon", nostr.Tag{"h", "lobby"}),
+		testutil.Signed(t, r.Member, 9, "a passing mention of kubernetes", nostr.Tag{"h", "lobby"}),
+	} {
+		c.SendJSON([]any{"EVENT", ev})
+		c.ExpectAccepted()
+	}
+	search := func(conn *testutil.RawConn, id string, f nostr.Filter) []string {
+		conn.SendJSON([]any{"REQ", id, f})
+		var out []string
+		for _, m := range conn.UntilEOSE(id) {
+			var ev nostr.Event
+			json.Unmarshal(m[2], &ev)
+			out = append(out, ev.Content)
+		}
+		return out
+	}
+	mine := search(c, "s1", nostr.Filter{Kinds: []int{9}, Search: "kubernetes"})
+	if len(mine) != 3 || !strings.HasPrefix(mine[0], "kubernetes kubernetes") {
+		t.Fatalf("member: want 3 hits, the densest first, got %q", mine)
+	}
+	in := search(c, "s2", nostr.Filter{Kinds: []int{9}, Search: "kubernetes", Tags: nostr.TagMap{"h": {"infra"}}})
+	if len(in) != 1 || !strings.Contains(in[0], "secret") {
+		t.Fatalf("member, #h infra: %q", in)
+	}
+	o := testutil.DialRaw(t, r.URL)
+	o.Auth(outsider, r.URL)
+	theirs := search(o, "s3", nostr.Filter{Kinds: []int{9}, Search: "kubernetes"})
+	for _, hit := range theirs {
+		if strings.Contains(hit, "secret") {
+			t.Fatalf("outsider found a private channel's message: %q", theirs)
+		}
+	}
+	if len(theirs) != 2 {
+		t.Fatalf("outsider: want the 2 public hits, got %q", theirs)
+	}
+}
