@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 
 	"toolbus/relay/groups"
@@ -87,20 +86,6 @@ func (s *Server) ingestGroup(ctx context.Context, ev *nostr.Event) (bool, string
 	return true, res.Note
 }
 
-// storeEvent writes ev with the store hooks (replace for replaceable kinds).
-func (s *Server) storeEvent(ctx context.Context, ev *nostr.Event) error {
-	hooks := s.kr.StoreEvent
-	if nostr.IsReplaceableKind(ev.Kind) || nostr.IsAddressableKind(ev.Kind) {
-		hooks = s.kr.ReplaceEvent
-	}
-	for _, store := range hooks {
-		if err := store(ctx, ev); err != nil && !errors.Is(err, eventstore.ErrDupEvent) {
-			return err
-		}
-	}
-	return nil
-}
-
 // applyGroupResults deletes, stores and broadcasts what the state machine
 // produced.
 func (s *Server) applyGroupResults(ctx context.Context, results ...groups.Result) {
@@ -118,16 +103,15 @@ func (s *Server) applyGroupResults(ctx context.Context, results ...groups.Result
 }
 
 func (s *Server) deleteMatching(ctx context.Context, d groups.Deletion) {
+	var doomed []*nostr.Event
 	for _, f := range d.Filters() {
 		for _, ev := range s.queryAll(ctx, f) {
-			if !d.Matches(ev) {
-				continue
-			}
-			for _, del := range s.kr.DeleteEvent {
-				del(ctx, ev)
+			if d.Matches(ev) {
+				doomed = append(doomed, ev)
 			}
 		}
 	}
+	s.deleteEvents(ctx, doomed)
 }
 
 // groupVisibility hides channel events from those who may not read the

@@ -25,6 +25,9 @@ const (
 	// away so the connection can answer with a NOTICE; beyond it the peer is
 	// not a Nostr client and the connection is closed.
 	discardCap = 64 << 20
+	// maxInFlight bounds a connection's EVENTs awaiting their OK; past it
+	// the read loop waits, which slows that client alone.
+	maxInFlight = 256
 )
 
 // conn is one websocket client. Its messages are handled one at a time, in
@@ -37,6 +40,7 @@ type conn struct {
 	challenge string
 	authed    atomic.Pointer[string]
 	out       *outQueue
+	acks      chan pendingAck // OKs in EVENT order, resolved by ackLoop
 	ctx       context.Context
 	cancel    context.CancelFunc
 	hookCtx   context.Context
@@ -58,7 +62,7 @@ type subscription struct {
 
 func newConn(srv *Server, ws *websocket.Conn, ip string) *conn {
 	c := &conn{srv: srv, ws: ws, ip: ip, subs: map[string]*subscription{},
-		out: newOutQueue(srv.queueItems, srv.queueBytes)}
+		out: newOutQueue(srv.queueItems, srv.queueBytes), acks: make(chan pendingAck, maxInFlight)}
 	var ch [16]byte
 	_, _ = rand.Read(ch[:])
 	c.challenge = hex.EncodeToString(ch[:])
@@ -78,10 +82,11 @@ func (c *conn) AuthedPubKey() string {
 // RemoteIP implements policies.Conn.
 func (c *conn) RemoteIP() string { return c.ip }
 
-// readLoop handles messages until the peer leaves or the server stops it.
+// readLoop handles messages until the peer leaves or the server stops it;
+// ackLoop then flushes the OKs still owed and closes the connection.
 func (c *conn) readLoop() {
 	defer c.srv.readers.Done()
-	defer c.close()
+	defer close(c.acks)
 	c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(pongWait))

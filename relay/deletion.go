@@ -33,16 +33,20 @@ func (s *Server) checkDeletion(ctx context.Context, del *nostr.Event) string {
 // applyDeletion deletes the targets once the deletion event is stored (the
 // stored kind 5 is what keeps them from being re-published).
 func (s *Server) applyDeletion(ctx context.Context, del *nostr.Event) {
+	var doomed []*nostr.Event
 	for _, target := range s.deletionTargets(ctx, del) {
-		if target.PubKey != del.PubKey || target.Kind == nostr.KindDeletion {
-			continue
-		}
-		for _, fn := range s.kr.DeleteEvent {
-			if err := fn(ctx, target); err != nil {
-				s.log.Warn("nip-09 delete failed", "id", target.ID, "err", err)
-			}
+		if target.PubKey == del.PubKey && target.Kind != nostr.KindDeletion {
+			doomed = append(doomed, target)
 		}
 	}
+	for _, ev := range doomed {
+		if err := s.store.DeleteEvent(ctx, ev); err != nil {
+			s.log.Warn("nip-09 delete failed", "id", ev.ID, "err", err)
+		}
+		s.unindex(ev)
+	}
+	// Runs inside the committer (after the kind 5 is written): the batch's
+	// own sync makes these deletions durable with it.
 }
 
 func (s *Server) deletionTargets(ctx context.Context, del *nostr.Event) []*nostr.Event {

@@ -8,19 +8,39 @@ import (
 )
 
 // handleEvent runs one EVENT through the cheap checks first (per-IP budget,
-// tag count, id), then signature verification, then the hook pipeline, and
-// answers exactly one OK.
+// tag count, id), then signature verification, then the write pipeline,
+// and queues exactly one OK. OKs leave in the order the EVENTs came, even
+// though stored events are acknowledged only when their batch is synced:
+// the read loop goes on with the next message meanwhile, so a client that
+// pipelines its EVENTs gets them committed together.
 func (c *conn) handleEvent(ev *nostr.Event) {
+	v := final(false, "")
 	if reason := c.precheck(ev); reason != "" {
-		c.send(okMsg(ev.ID, false, reason))
-		return
+		v.reason = reason
+	} else if reason := c.checkProtected(ev); reason != "" {
+		v.reason = reason
+	} else {
+		v = c.srv.ingest(c.hookCtx, ev)
 	}
-	if reason := c.checkProtected(ev); reason != "" {
-		c.send(okMsg(ev.ID, false, reason))
-		return
+	c.acks <- pendingAck{id: ev.ID, v: v}
+}
+
+// pendingAck is an OK waiting for its verdict.
+type pendingAck struct {
+	id string
+	v  verdict
+}
+
+// ackLoop sends OKs in order as their verdicts resolve. It owns the end of
+// the connection: when the read loop is done, the last OKs still go out
+// before the outbound queue closes.
+func (c *conn) ackLoop() {
+	defer c.srv.readers.Done()
+	defer c.close()
+	for a := range c.acks {
+		ok, reason := a.v.resolve()
+		c.send(okMsg(a.id, ok, reason))
 	}
-	ok, reason := c.srv.ingest(c.hookCtx, ev)
-	c.send(okMsg(ev.ID, ok, reason))
 }
 
 // precheck does everything cheaper than a signature verification, in order

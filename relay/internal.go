@@ -31,14 +31,8 @@ func (s *Server) PublishInternal(ctx context.Context, ev *nostr.Event) error {
 		return errors.New("relay: internal event is not validly signed")
 	}
 	if !nostr.IsEphemeralKind(ev.Kind) {
-		hooks := s.kr.StoreEvent
-		if nostr.IsReplaceableKind(ev.Kind) || nostr.IsAddressableKind(ev.Kind) {
-			hooks = s.kr.ReplaceEvent
-		}
-		for _, store := range hooks {
-			if err := store(ctx, ev); err != nil {
-				return err
-			}
+		if err := s.storeEvent(ctx, ev); err != nil {
+			return err
 		}
 	}
 	s.broadcast(ev)
@@ -54,4 +48,34 @@ func (s *Server) QueryStored(ctx context.Context, f nostr.Filter) []*nostr.Event
 		return true
 	})
 	return out
+}
+
+// storeEvent writes ev durably through the group committer (replacing the
+// previous version of replaceable and addressable kinds) and waits until it
+// is searchable too.
+func (s *Server) storeEvent(_ context.Context, ev *nostr.Event) error {
+	if err := s.commit.write(ev, isReplaceable(ev)); err != nil {
+		return err
+	}
+	if done := s.indexForSearch(ev); done != nil {
+		<-done
+	}
+	return nil
+}
+
+// deleteEvents removes events from the store and the search index, then
+// makes the deletions durable.
+func (s *Server) deleteEvents(ctx context.Context, evs []*nostr.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	for _, ev := range evs {
+		if err := s.store.DeleteEvent(ctx, ev); err != nil {
+			s.log.Warn("delete failed", "id", ev.ID, "err", err)
+		}
+		s.unindex(ev)
+	}
+	if err := s.commit.flush(); err != nil {
+		s.log.Error("could not sync deletions", "err", err)
+	}
 }

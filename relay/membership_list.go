@@ -48,13 +48,7 @@ func (s *Server) publishMembership() error {
 	if err := s.key.SignEvent(ctx, &ev); err != nil {
 		return err
 	}
-	for _, replace := range s.kr.ReplaceEvent {
-		if err := replace(ctx, &ev); err != nil {
-			return err
-		}
-	}
-	s.broadcast(&ev)
-	return nil
+	return s.PublishInternal(ctx, &ev)
 }
 
 // replayMailbox runs when a connection authenticates: mailbox events its

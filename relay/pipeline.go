@@ -8,35 +8,68 @@ import (
 	"toolbus/relay/policies"
 )
 
-// ingest runs a verified event through deletion handling and khatru's store
-// pipeline (rejection hooks, tombstones, replaceable events, expiration
-// tracking), then delivers it live. It returns the OK verdict.
-func (s *Server) ingest(ctx context.Context, ev *nostr.Event) (bool, string) {
-	if isBusKind(ev.Kind) {
-		return s.ingestBus(ctx, ev)
+// verdict is the answer to one EVENT: final now, or once its write is
+// durable (group commit).
+type verdict struct {
+	ok     bool
+	reason string
+	write  *writeReq
+}
+
+func final(ok bool, reason string) verdict { return verdict{ok: ok, reason: reason} }
+
+// resolve waits for the write, if any, and returns the OK to send.
+func (v verdict) resolve() (bool, string) {
+	if v.write == nil {
+		return v.ok, v.reason
 	}
-	if isGroupEvent(ev) {
-		return s.ingestGroup(ctx, ev)
-	}
-	if ev.Kind == nostr.KindDeletion {
-		if reason := s.checkDeletion(ctx, ev); reason != "" {
-			return false, reason
-		}
-	} else if !nostr.IsEphemeralKind(ev.Kind) && s.wasDeleted(ctx, ev) {
-		return false, "blocked: this event was deleted by its author"
-	}
-	dup, err := s.kr.AddEvent(ctx, ev)
-	if err != nil {
+	if err := v.write.wait(); err != nil {
 		return false, err.Error()
 	}
-	if dup {
+	if v.write.indexed != nil {
+		<-v.write.indexed
+	}
+	if v.write.dup {
 		return true, "duplicate: already have this event"
 	}
-	if ev.Kind == nostr.KindDeletion {
-		s.applyDeletion(ctx, ev)
-	}
-	s.broadcast(ev)
 	return true, ""
+}
+
+// ingest runs a verified event through the write rules and, for stored
+// kinds, queues it for group commit: it is delivered live as soon as its
+// transaction commits, and acknowledged once that is synced to disk.
+func (s *Server) ingest(ctx context.Context, ev *nostr.Event) verdict {
+	switch {
+	case isBusKind(ev.Kind):
+		return final(s.ingestBus(ctx, ev))
+	case isGroupEvent(ev):
+		return final(s.ingestGroup(ctx, ev))
+	case ev.Kind == nostr.KindDeletion:
+		if reason := s.checkDeletion(ctx, ev); reason != "" {
+			return final(false, reason)
+		}
+	case !nostr.IsEphemeralKind(ev.Kind) && s.wasDeleted(ctx, ev):
+		return final(false, "blocked: this event was deleted by its author")
+	}
+	if reason := s.rejectEvent(ctx, ev); reason != "" {
+		return final(false, reason)
+	}
+	if nostr.IsEphemeralKind(ev.Kind) {
+		s.broadcast(ev)
+		return final(true, "")
+	}
+	w := s.commit.submit(ev, isReplaceable(ev), func(r *writeReq) {
+		if ev.Kind == nostr.KindDeletion {
+			s.applyDeletion(ctx, ev)
+		}
+		r.indexed = s.indexForSearch(ev)
+		s.broadcast(ev)
+	})
+	return verdict{write: w}
+}
+
+func isReplaceable(ev *nostr.Event) bool {
+	return nostr.IsReplaceableKind(ev.Kind) || nostr.IsAddressableKind(ev.Kind)
 }
 
 // checkFilter applies the filter hooks: overwrite (clamp) then reject.

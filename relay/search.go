@@ -36,6 +36,8 @@ func (s *Server) openSearch(ctx context.Context) error {
 		return fmt.Errorf("open search index: %w", err)
 	}
 	s.search = idx
+	s.indexQ, s.indexDone = make(chan indexJob, 65536), make(chan struct{})
+	go s.runIndexer()
 	if errors.Is(statErr, os.ErrNotExist) {
 		for _, ev := range s.queryAll(ctx, nostr.Filter{Kinds: searchableKinds}) {
 			idx.SaveEvent(ctx, ev)
@@ -44,22 +46,50 @@ func (s *Server) openSearch(ctx context.Context) error {
 	return nil
 }
 
-// indexEvent is a StoreEvent hook: searchable kinds enter the index.
-func (s *Server) indexEvent(ctx context.Context, ev *nostr.Event) error {
-	if slices.Contains(searchableKinds, ev.Kind) {
-		if err := s.search.SaveEvent(ctx, ev); err != nil {
-			s.log.Warn("search index update failed", "id", ev.ID, "err", err)
-		}
+// indexForSearch hands a stored searchable event to the indexer, off the
+// commit path (indexing runs while the batch syncs). The returned channel
+// closes once it is indexed (nil when the kind is not searchable): the OK
+// waits for it, so an event is searchable as soon as it is acknowledged.
+func (s *Server) indexForSearch(ev *nostr.Event) chan struct{} {
+	if !slices.Contains(searchableKinds, ev.Kind) {
+		return nil
 	}
-	return nil
+	done := make(chan struct{})
+	s.indexQ <- indexJob{ev: ev, done: done}
+	return done
 }
 
-// unindexEvent is a DeleteEvent hook.
-func (s *Server) unindexEvent(ctx context.Context, ev *nostr.Event) error {
+// unindex removes a deleted event from the index.
+func (s *Server) unindex(ev *nostr.Event) {
 	if slices.Contains(searchableKinds, ev.Kind) {
-		s.search.DeleteEvent(ctx, ev)
+		s.indexQ <- indexJob{ev: ev, remove: true}
 	}
-	return nil
+}
+
+type indexJob struct {
+	ev     *nostr.Event
+	remove bool
+	done   chan struct{} // closed when applied (optional)
+}
+
+// runIndexer applies index jobs in order until the queue closes.
+func (s *Server) runIndexer() {
+	defer close(s.indexDone)
+	ctx := context.Background()
+	for j := range s.indexQ {
+		var err error
+		if j.remove {
+			err = s.search.DeleteEvent(ctx, j.ev)
+		} else {
+			err = s.search.SaveEvent(ctx, j.ev)
+		}
+		if err != nil {
+			s.log.Warn("search index update failed", "id", j.ev.ID, "err", err)
+		}
+		if j.done != nil {
+			close(j.done)
+		}
+	}
 }
 
 // searchStored answers a search filter for reader pk: ranked hits that

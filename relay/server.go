@@ -54,24 +54,27 @@ import (
 
 // Server is the standalone toolbus relay.
 type Server struct {
-	cfg     config.Config
-	log     *slog.Logger
-	kr      *khatru.Relay
-	store   *lmdb.LMDBBackend
-	acl     *ACL
-	key     *signer.Local
-	index   *subIndex
-	visible []policies.VisibleFunc
-	ipLimit *policies.Limiter
-	httpURL string
-	wsURL   string
-	mgmt    *management
-	mailbox *mailbox
-	audit   *auditLog
-	busSeen *idSet
-	groups  *groups.State
-	order   *orderLog
-	search  *bluge.BlugeBackend
+	cfg       config.Config
+	log       *slog.Logger
+	kr        *khatru.Relay
+	store     *lmdb.LMDBBackend
+	acl       *ACL
+	key       *signer.Local
+	index     *subIndex
+	visible   []policies.VisibleFunc
+	ipLimit   *policies.Limiter
+	httpURL   string
+	wsURL     string
+	mgmt      *management
+	mailbox   *mailbox
+	audit     *auditLog
+	busSeen   *idSet
+	groups    *groups.State
+	order     *orderLog
+	search    *bluge.BlugeBackend
+	indexQ    chan indexJob
+	indexDone chan struct{}
+	commit    *committer
 
 	membershipMu     sync.Mutex
 	lastMembershipAt nostr.Timestamp
@@ -125,15 +128,16 @@ func New(cfg config.Config, logger *slog.Logger) (*Server, error) {
 			return nil, err
 		}
 	}
+	if s.commit, err = newCommitter(store, logger); err != nil {
+		store.Close()
+		return nil, err
+	}
 	s.kr = s.newKhatru()
 	s.mgmt = newManagement(s)
 	if err := s.openSearch(context.Background()); err != nil {
 		store.Close()
 		return nil, err
 	}
-	s.kr.StoreEvent = append(s.kr.StoreEvent, s.indexEvent)
-	s.kr.ReplaceEvent = append(s.kr.ReplaceEvent, s.indexEvent)
-	s.kr.DeleteEvent = append(s.kr.DeleteEvent, s.unindexEvent)
 	if err := s.initGroups(context.Background()); err != nil {
 		store.Close()
 		return nil, err
@@ -218,9 +222,10 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		ws.Close()
 		return
 	}
-	s.readers.Add(1)
+	s.readers.Add(2)
 	s.writers.Add(1)
 	go c.writeLoop()
+	go c.ackLoop()
 	// Always offer AUTH: even in open mode, plaintext tool traffic is only
 	// delivered to its authenticated parties.
 	c.send(authMsg(c.challenge))
@@ -295,13 +300,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		c.ws.Close()
 	}
 	s.audit.close()
-	s.order.close()
-	s.search.Close()
 	if qerr := waitGroup(ctx, &s.queries); qerr != nil {
 		// Closing LMDB under a running read transaction would crash the
 		// process; leaving it open is the lesser evil.
 		return errors.Join(err, qerr)
 	}
+	s.commit.close() // syncs what is queued
+	close(s.indexQ)
+	<-s.indexDone
+	s.search.Close()
+	s.order.close()
 	// eventstore's LMDB QueryEvents closes its result channel inside the
 	// read transaction, which ends a moment later: a query we saw finish
 	// may still hold one. Closing the environment under it crashes
