@@ -52,7 +52,6 @@ type writeReq struct {
 	ev      *nostr.Event
 	replace bool
 	saved   func(*writeReq) // after its transaction, before the sync: delivery
-	indexed chan struct{}   // set by saved: closed once searchable
 	dup     bool
 	err     error
 	done    chan struct{}

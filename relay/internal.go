@@ -51,15 +51,13 @@ func (s *Server) QueryStored(ctx context.Context, f nostr.Filter) []*nostr.Event
 }
 
 // storeEvent writes ev durably through the group committer (replacing the
-// previous version of replaceable and addressable kinds) and waits until it
-// is searchable too.
+// previous version of replaceable and addressable kinds) and queues it for
+// the search index.
 func (s *Server) storeEvent(_ context.Context, ev *nostr.Event) error {
 	if err := s.commit.write(ev, isReplaceable(ev)); err != nil {
 		return err
 	}
-	if done := s.indexForSearch(ev); done != nil {
-		<-done
-	}
+	s.indexForSearch(ev)
 	return nil
 }
 

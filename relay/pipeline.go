@@ -26,9 +26,6 @@ func (v verdict) resolve() (bool, string) {
 	if err := v.write.wait(); err != nil {
 		return false, err.Error()
 	}
-	if v.write.indexed != nil {
-		<-v.write.indexed
-	}
 	if v.write.dup {
 		return true, "duplicate: already have this event"
 	}
@@ -58,11 +55,11 @@ func (s *Server) ingest(ctx context.Context, ev *nostr.Event) verdict {
 		s.broadcast(ev)
 		return final(true, "")
 	}
-	w := s.commit.submit(ev, isReplaceable(ev), func(r *writeReq) {
+	w := s.commit.submit(ev, isReplaceable(ev), func(*writeReq) {
 		if ev.Kind == nostr.KindDeletion {
 			s.applyDeletion(ctx, ev)
 		}
-		r.indexed = s.indexForSearch(ev)
+		s.indexForSearch(ev)
 		s.broadcast(ev)
 	})
 	return verdict{write: w}

@@ -9,21 +9,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fiatjaf/eventstore/bluge"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// NIP-50 search: a full-text index (eventstore's bluge backend) over the
-// content of chat kinds, kept beside the event store under data_dir/search
-// and rebuilt from the store when it is missing. A REQ filter with a
+// NIP-50 search: a full-text index (searchIndex, on bluge) over the content
+// of chat kinds, kept beside the event store under data_dir/search and
+// rebuilt from the store when it is missing. A REQ filter with a
 // "search" field is answered from the index, ranked by relevance (best
 // first), with the filter's other conditions (#h channel, authors, kinds,
 // since/until) and the reader's visibility applied to every hit: a reader
 // never learns of a message they may not read. Paging is by `until`.
 
-// searchableKinds are indexed: chat messages, notes, threads, comments,
-// long-form articles.
-var searchableKinds = []int{1, 9, 10, 11, 12, 1111, 30023}
+// searchableKinds are indexed: the workspace's conversation — channel
+// messages (9, and the NIP-29 thread kinds 10-12), comments (1111) and
+// long-form articles (30023). Public-style notes (kind 1) are not: a
+// workspace talks in channels, and indexing costs every write.
+var searchableKinds = []int{9, 10, 11, 12, 1111, 30023}
 
 // maxSearchHits bounds the hits one search ranks (before visibility).
 const maxSearchHits = 150
@@ -31,25 +32,30 @@ const maxSearchHits = 150
 func (s *Server) openSearch(ctx context.Context) error {
 	path := filepath.Join(s.cfg.DataDir, "search")
 	_, statErr := os.Stat(path)
-	idx := &bluge.BlugeBackend{Path: path, RawEventStore: s.store}
-	if err := idx.Init(); err != nil {
-		return fmt.Errorf("open search index: %w", err)
+	idx, err := openSearchIndex(path)
+	if err != nil {
+		return err
 	}
 	s.search = idx
-	s.indexQ, s.indexDone = make(chan indexJob, 65536), make(chan struct{})
-	go s.runIndexer()
 	if errors.Is(statErr, os.ErrNotExist) {
+		var jobs []indexJob
 		for _, ev := range s.queryAll(ctx, nostr.Filter{Kinds: searchableKinds}) {
-			idx.SaveEvent(ctx, ev)
+			jobs = append(jobs, indexJob{ev: ev})
+		}
+		if err := idx.apply(jobs); err != nil {
+			return fmt.Errorf("rebuild search index: %w", err)
 		}
 	}
+	s.indexQ, s.indexDone = make(chan indexJob, 65536), make(chan struct{})
+	go s.runIndexer()
 	return nil
 }
 
 // indexForSearch hands a stored searchable event to the indexer, off the
-// commit path (indexing runs while the batch syncs). The returned channel
-// closes once it is indexed (nil when the kind is not searchable): the OK
-// waits for it, so an event is searchable as soon as it is acknowledged.
+// commit path: bluge persists each batch with a sync (~9 ms), so search is
+// eventually consistent — an event becomes searchable a few milliseconds
+// after its OK — rather than every OK waiting for the index. The returned
+// channel closes once it is indexed (nil when the kind is not searchable).
 func (s *Server) indexForSearch(ev *nostr.Event) chan struct{} {
 	if !slices.Contains(searchableKinds, ev.Kind) {
 		return nil
@@ -72,22 +78,32 @@ type indexJob struct {
 	done   chan struct{} // closed when applied (optional)
 }
 
-// runIndexer applies index jobs in order until the queue closes.
+// runIndexer applies index jobs in batches — everything queued while the
+// previous batch persisted — until the queue closes.
 func (s *Server) runIndexer() {
 	defer close(s.indexDone)
-	ctx := context.Background()
+	var batch []indexJob
 	for j := range s.indexQ {
-		var err error
-		if j.remove {
-			err = s.search.DeleteEvent(ctx, j.ev)
-		} else {
-			err = s.search.SaveEvent(ctx, j.ev)
+		batch = append(batch[:0], j)
+	collect:
+		for len(batch) < maxBatch {
+			select {
+			case next, ok := <-s.indexQ:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, next)
+			default:
+				break collect
+			}
 		}
-		if err != nil {
-			s.log.Warn("search index update failed", "id", j.ev.ID, "err", err)
+		if err := s.search.apply(batch); err != nil {
+			s.log.Warn("search index update failed", "events", len(batch), "err", err)
 		}
-		if j.done != nil {
-			close(j.done)
+		for _, j := range batch {
+			if j.done != nil {
+				close(j.done)
+			}
 		}
 	}
 }
@@ -95,20 +111,28 @@ func (s *Server) runIndexer() {
 // searchStored answers a search filter for reader pk: ranked hits that
 // match the rest of the filter and that pk may see, at most f.Limit.
 func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, emit func(*nostr.Event) bool) {
-	wide := *f
-	wide.Limit = maxSearchHits // rank widely, then filter: visibility drops hits
-	ch, err := s.search.QueryEvents(ctx, wide)
-	if err != nil {
-		s.log.Warn("search failed", "err", err)
+	// Rank widely, then filter: the rest of the filter and visibility drop
+	// hits, and the reader should still get up to f.Limit.
+	ids, err := s.search.search(ctx, f, maxSearchHits)
+	if err != nil || len(ids) == 0 {
+		if err != nil {
+			s.log.Warn("search failed", "err", err)
+		}
 		return
 	}
+	byID := map[string]*nostr.Event{}
+	s.query(ctx, &nostr.Filter{IDs: ids, Limit: len(ids)}, func(ev *nostr.Event) bool {
+		byID[ev.ID] = ev
+		return true
+	})
 	sent := 0
-	for ev := range ch {
-		if sent >= f.Limit || ctx.Err() != nil || !f.Matches(ev) || !s.visibleTo(pk, f, ev) {
-			continue // keep draining: the index's producer has no context
-		}
-		if !emit(ev) {
+	for _, id := range ids {
+		ev := byID[id]
+		if ev == nil || !f.Matches(ev) || !s.visibleTo(pk, f, ev) {
 			continue
+		}
+		if sent >= f.Limit || !emit(ev) {
+			return
 		}
 		sent++
 	}

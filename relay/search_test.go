@@ -2,8 +2,10 @@ package relay_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -42,7 +44,12 @@ func TestSearchRespectsVisibility(t *testing.T) {
 		}
 		return out
 	}
-	mine := search(c, "s1", nostr.Filter{Kinds: []int{9}, Search: "kubernetes"})
+	// The index is eventually consistent: wait until the last post is in.
+	var mine []string
+	for i := 0; i < 200 && len(mine) < 3; i++ {
+		time.Sleep(10 * time.Millisecond)
+		mine = search(c, fmt.Sprint("w", i), nostr.Filter{Kinds: []int{9}, Search: "kubernetes"})
+	}
 	if len(mine) != 3 || !strings.HasPrefix(mine[0], "kubernetes kubernetes") {
 		t.Fatalf("member: want 3 hits, the densest first, got %q", mine)
 	}

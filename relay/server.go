@@ -41,7 +41,6 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-	"github.com/fiatjaf/eventstore/bluge"
 	"github.com/fiatjaf/eventstore/lmdb"
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
@@ -71,7 +70,7 @@ type Server struct {
 	busSeen   *idSet
 	groups    *groups.State
 	order     *orderLog
-	search    *bluge.BlugeBackend
+	search    *searchIndex
 	indexQ    chan indexJob
 	indexDone chan struct{}
 	commit    *committer
@@ -308,7 +307,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.commit.close() // syncs what is queued
 	close(s.indexQ)
 	<-s.indexDone
-	s.search.Close()
+	s.search.close()
 	s.order.close()
 	// eventstore's LMDB QueryEvents closes its result channel inside the
 	// read transaction, which ends a moment later: a query we saw finish
