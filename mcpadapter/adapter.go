@@ -15,6 +15,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"toolbus/bus"
+	"toolbus/mcpadapter/sanitize"
+	"toolbus/signer"
 )
 
 // DefaultCallTimeout bounds a forwarded call: long enough for the shell
@@ -43,6 +45,13 @@ type Options struct {
 	Name, Version string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Key is the user's key, as on Conn. With it (and without Flat) the
+	// adapter also offers the workspace tools (channels, read_channel,
+	// search, inbox, post), which sign posts with it.
+	Key signer.Signer
+	// Sanitizer cleans the chat content the workspace tools return; nil
+	// means sanitize.New(sanitize.Options{}). Tests pass a disabled one.
+	Sanitizer *sanitize.Sanitizer
 }
 
 // Adapter is the MCP server a local agent talks to.
@@ -89,6 +98,7 @@ func New(opts Options) (*Adapter, error) {
 		so.CompletionHandler = a.complete
 	}
 	a.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
+	a.addWorkspaceTools()
 	return a, nil
 }
 

@@ -95,7 +95,7 @@ func startAdapter(ctx context.Context, f mcpFlags, key *signer.Local, logger *sl
 		return nil, err
 	}
 	opts := mcpadapter.Options{Conn: conn, Client: client, CallTimeout: f.timeout, Logger: logger,
-		Workers: workers, Flat: f.flat}
+		Workers: workers, Flat: f.flat, Key: key}
 	if len(opts.Workers) == 0 {
 		if opts.RelayPubKey, err = bus.RelayPubKey(dialCtx, f.relay); err != nil {
 			return nil, err
