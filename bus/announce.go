@@ -40,6 +40,9 @@ func (s *Server) startAnnouncer(ctx context.Context) error {
 	if err := s.announce(ctx, cs); err != nil {
 		return err
 	}
+	// A relay that restarted from a fresh data dir has lost the
+	// announcements: publish them again after every reconnection.
+	s.conn.OnConnect(poke)
 	go s.reannounce(ctx, cs, changed)
 	return nil
 }

@@ -80,6 +80,9 @@ type Conn struct {
 	seq     uint64        // numbers sessions, so stale ones can be told apart
 	changed chan struct{} // closed and replaced when sess or its auth changes
 	subs    map[string]*Subscription
+	// onConnect are hooks added after Dial (OnConnect): they run after
+	// every later connection, like ConnOptions.OnConnect.
+	onConnect []func()
 }
 
 // Dial connects to the relay at url (ws:// or wss://). The first
@@ -226,4 +229,15 @@ func redact(raw string) string {
 		return "(unparsable url)"
 	}
 	return u.Redacted()
+}
+
+// OnConnect adds fn to run after every later (re)connection, once it is
+// authenticated and its subscriptions are re-sent — as ConnOptions.OnConnect
+// does, for components that get the Conn after Dial (a worker re-announces
+// itself to a relay that may have lost its announcements). fn must return
+// promptly and must not call Close.
+func (c *Conn) OnConnect(fn func()) {
+	c.mu.Lock()
+	c.onConnect = append(c.onConnect, fn)
+	c.mu.Unlock()
 }

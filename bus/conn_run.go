@@ -76,6 +76,12 @@ func (c *Conn) connect(ctx context.Context) (*session, error) {
 	if c.opts.OnConnect != nil {
 		c.opts.OnConnect()
 	}
+	c.mu.Lock()
+	hooks := append([]func(){}, c.onConnect...)
+	c.mu.Unlock()
+	for _, fn := range hooks {
+		fn()
+	}
 	return s, nil
 }
 

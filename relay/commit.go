@@ -42,6 +42,7 @@ type committer struct {
 	log   *slog.Logger
 	reqs  chan *writeReq
 	done  chan struct{}
+	disk  *diskGuard
 
 	mu     sync.RWMutex
 	closed bool
@@ -63,7 +64,7 @@ func (r *writeReq) wait() error {
 	return r.err
 }
 
-func newCommitter(store *elmdb.LMDBBackend, log *slog.Logger) (*committer, error) {
+func newCommitter(store *elmdb.LMDBBackend, disk *diskGuard, log *slog.Logger) (*committer, error) {
 	env, err := lmdbEnvOf(store)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,8 @@ func newCommitter(store *elmdb.LMDBBackend, log *slog.Logger) (*committer, error
 	if err := env.SetFlags(lmdb.NoSync); err != nil {
 		return nil, fmt.Errorf("lmdb: set NOSYNC: %w", err)
 	}
-	c := &committer{store: store, env: env, log: log, reqs: make(chan *writeReq, maxBatch), done: make(chan struct{})}
+	c := &committer{store: store, env: env, log: log, reqs: make(chan *writeReq, maxBatch),
+		done: make(chan struct{}), disk: disk}
 	go c.run()
 	return c, nil
 }
@@ -144,6 +146,16 @@ func (c *committer) run() {
 
 // commit writes a batch, syncs once, and completes every request.
 func (c *committer) commit(batch []*writeReq) {
+	if !c.disk.ok() {
+		c.log.Error("refusing writes: data_dir is nearly full", "batch", len(batch))
+		for _, r := range batch {
+			if r.ev != nil {
+				r.err = errDiskFull
+			}
+			close(r.done)
+		}
+		return
+	}
 	for _, r := range batch {
 		r.err = c.save(r)
 		if r.err == nil && !r.dup && r.saved != nil {

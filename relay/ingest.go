@@ -80,3 +80,25 @@ func (c *conn) checkProtected(ev *nostr.Event) string {
 	}
 	return ""
 }
+
+// storable refuses what eventstore's binary encoding cannot hold, with a
+// reason, rather than failing inside the commit with a generic error.
+func storable(ev *nostr.Event) string {
+	switch {
+	case len(ev.Content) > 65535:
+		return "invalid: content too large to store (max 65535 bytes)"
+	case ev.Kind > 65535 || ev.CreatedAt > 4294967295 || len(ev.Tags) > 65535:
+		return "invalid: kind, created_at or tag count out of the store's range"
+	}
+	for _, t := range ev.Tags {
+		if len(t) > 255 {
+			return "invalid: a tag has more than 255 items"
+		}
+		for _, item := range t {
+			if len(item) > 65535 {
+				return "invalid: a tag item is longer than 65535 bytes"
+			}
+		}
+	}
+	return ""
+}

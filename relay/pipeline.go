@@ -55,6 +55,9 @@ func (s *Server) ingest(ctx context.Context, ev *nostr.Event) verdict {
 		s.broadcast(ev)
 		return final(true, "")
 	}
+	if reason := storable(ev); reason != "" {
+		return final(false, reason)
+	}
 	w := s.commit.submit(ev, isReplaceable(ev), func(*writeReq) {
 		if ev.Kind == nostr.KindDeletion {
 			s.applyDeletion(ctx, ev)

@@ -127,7 +127,8 @@ func New(cfg config.Config, logger *slog.Logger) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.commit, err = newCommitter(store, logger); err != nil {
+	disk := &diskGuard{path: cfg.DataDir, minFree: uint64(cfg.Limits.MinFreeDiskMB) << 20}
+	if s.commit, err = newCommitter(store, disk, logger); err != nil {
 		store.Close()
 		return nil, err
 	}

@@ -93,6 +93,10 @@ type Limits struct {
 	IPEventsBurst int `toml:"ip_events_burst"`
 	// MaxConnectionsPerIP caps simultaneous websocket connections per IP.
 	MaxConnectionsPerIP int `toml:"max_connections_per_ip"`
+	// MinFreeDiskMB refuses writes (OK false "error: disk is full") while
+	// data_dir's filesystem has less free space than this, so the store
+	// never runs out of room mid-transaction.
+	MinFreeDiskMB int `toml:"min_free_disk_mb"`
 }
 
 // Storage selects the event store.

@@ -29,7 +29,7 @@ func TestDefaultValues(t *testing.T) {
 		{"limits.max_filters", c.Limits.MaxFilters, 16},
 		{"limits.max_limit", c.Limits.MaxLimit, 1000},
 		{"limits.max_event_tags", c.Limits.MaxEventTags, 2000},
-		{"limits.max_content_bytes", c.Limits.MaxContentBytes, 262144},
+		{"limits.max_content_bytes", c.Limits.MaxContentBytes, 65535},
 		{"limits.max_filter_values", c.Limits.MaxFilterValues, 1000},
 		{"limits.events_per_second", c.Limits.EventsPerSecond, 20.0},
 		{"limits.events_burst", c.Limits.EventsBurst, 100},

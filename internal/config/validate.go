@@ -24,6 +24,9 @@ func (c *Config) Validate() error {
 	c.validateWorkspace(add)
 	c.Limits.validate(add)
 	c.ToolBus.validate(add)
+	if c.Limits.MinFreeDiskMB < 0 {
+		add("limits.min_free_disk_mb", fmt.Sprintf("must not be negative, got %d", c.Limits.MinFreeDiskMB))
+	}
 	if c.Git.MaxRequestBytes <= 0 {
 		add("git.max_request_bytes", fmt.Sprintf("must be positive, got %d", c.Git.MaxRequestBytes))
 	}
