@@ -188,3 +188,12 @@ func TestReadOnlyDataDirIsAClearError(t *testing.T) {
 		t.Fatal("something was created on a read-only mount")
 	}
 }
+
+const syscallTERM = syscall.SIGTERM
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
