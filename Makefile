@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 TAGS     ?= libsecp256k1
 GOTAGS    = $(if $(TAGS),-tags $(TAGS))
 
-.PHONY: all build test test-short fuzz-smoke fuzz bench lint
+.PHONY: all build test test-short race fuzz-smoke fuzz bench lint
 
 all: lint build test
 
@@ -19,13 +19,21 @@ build:
 # every fuzz target (longer runs: make fuzz FUZZTIME=5m).
 test: lint
 	$(GO) test $(GOTAGS) -count=1 ./...
+	$(MAKE) race
 	$(MAKE) fuzz-smoke
+
+# The concurrency-heavy tests again under the race detector (raw websocket
+# clients, so what it reports is toolbus's).
+race:
+	$(GO) test $(GOTAGS) -race -count=1 -run 'TestSubscriptionChurn|TestStuckSubscriber|TestPlaintextBus|TestGiftWrap|TestMailbox' ./relay/
+	$(GO) test $(GOTAGS) -race -count=1 ./bus/
 
 test-short:
 	$(GO) test $(GOTAGS) -count=1 -short ./...
 
 fuzz-smoke:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseAuthorization$$' -fuzztime=$(FUZZTIME) ./nip98/
+	$(GO) test -run='^$$' -fuzz='^FuzzSubIndex$$' -fuzztime=$(FUZZTIME) ./relay/
 	$(GO) test -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZTIME) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZTIME) ./signer/gitsig/
