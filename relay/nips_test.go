@@ -158,3 +158,22 @@ func TestAuthChecks(t *testing.T) {
 		})
 	}
 }
+
+// A filter is a conjunction even with ids: the store answers ids alone, the
+// relay applies the rest.
+func TestIDsFilterKeepsOtherConditions(t *testing.T) {
+	r := testutil.StartRelay(t, nil)
+	c := testutil.DialRaw(t, r.URL)
+	c.Auth(r.Member, r.URL)
+	ev := testutil.Signed(t, r.Member, 1, "a note")
+	c.SendJSON([]any{"EVENT", ev})
+	c.ExpectAccepted()
+	c.SendJSON([]any{"REQ", "k", nostr.Filter{IDs: []string{ev.ID}, Kinds: []int{30078}}})
+	if got := c.UntilEOSE("k"); len(got) != 0 {
+		t.Fatalf("kind-30078 filter returned the kind-1 event: %s", got)
+	}
+	c.SendJSON([]any{"REQ", "a", nostr.Filter{IDs: []string{ev.ID}, Authors: []string{r.Admin.PublicKey()}}})
+	if got := c.UntilEOSE("a"); len(got) != 0 {
+		t.Fatalf("authors filter ignored: %s", got)
+	}
+}

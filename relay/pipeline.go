@@ -87,7 +87,9 @@ func (s *Server) checkFilter(ctx context.Context, f *nostr.Filter) string {
 
 // query streams stored events matching f to fn until fn returns false. The
 // store's channel is always drained: the LMDB backend's producer has no
-// context and would otherwise block forever.
+// context and would otherwise block forever. Every event is checked against
+// the whole filter: the LMDB backend answers an ids query by id alone
+// (kinds, authors and tags ignored).
 func (s *Server) query(ctx context.Context, f *nostr.Filter, fn func(*nostr.Event) bool) {
 	for _, q := range s.kr.QueryEvents {
 		ch, err := q(ctx, *f)
@@ -96,7 +98,7 @@ func (s *Server) query(ctx context.Context, f *nostr.Filter, fn func(*nostr.Even
 		}
 		want := true
 		for ev := range ch {
-			if want && ctx.Err() == nil {
+			if want && ctx.Err() == nil && f.Matches(ev) {
 				want = fn(ev)
 			}
 		}
