@@ -56,6 +56,9 @@ func TestVerdict(t *testing.T) {
 		{Row{Name: "ingest_16", Ratio: 0.8}, "≥0.90× MISS"},
 		{Row{Name: "e2e_stored_p99", Ratio: 1.2}, "≤1.10× MISS"},
 		{Row{Name: "rss_idle_mb", Unit: "MB", Toolbus: 20}, "≤50 MB ok"},
+		{Row{Name: "bus_rtt_p50", Ratio: 1.25}, "≤1.30× ok"},
+		{Row{Name: "bus_calls_16", Unit: "calls/s", Toolbus: 2000}, "≥2500 calls/s MISS"},
+		{Row{Name: "bus_rtt_wrapped_p50", Ratio: 3}, "-"},
 		{Row{Name: "something_new"}, "-"},
 	}
 	for _, tt := range tests {

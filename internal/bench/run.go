@@ -20,13 +20,19 @@ type Options struct {
 	Exe string
 	// Progress, when set, receives a line as each measurement starts.
 	Progress io.Writer
+	// Suite selects the workloads: SuiteRelay (the default when empty),
+	// SuiteBus or SuiteAll.
+	Suite string
 }
 
 // Report is the outcome of a run.
 type Report struct {
 	Machine Machine
 	Quick   bool
-	Rows    []Row
+	// Signatures is the signature backend the binary was built with
+	// (SignatureBackend).
+	Signatures string
+	Rows       []Row
 	// Notes qualify the numbers (settings the benchmark changed, say).
 	Notes []string
 	// Failures are relay misbehaviour seen while measuring; a run with any
@@ -36,12 +42,14 @@ type Report struct {
 
 // sizes are how much each workload does.
 type sizes struct {
-	rounds       int           // per relay, for ingest and latency
+	rounds       int           // per relay, for ingest, latency and the bus
 	ingestFor    time.Duration // per round
 	ingestEvents int           // pre-signed per ingest run, split among publishers
 	latencyN     int           // samples per relay, over all rounds
 	idleConns    int
 	settle       time.Duration
+	busRTTN      int           // sequential bus calls measured per relay, over all rounds
+	busFor       time.Duration // per bus throughput round
 }
 
 // sizesFor returns the run's sizes. Ingest is bound by the store's fsync,
@@ -52,10 +60,12 @@ type sizes struct {
 func sizesFor(quick bool) sizes {
 	if quick {
 		return sizes{rounds: 2, ingestFor: 1500 * time.Millisecond, ingestEvents: 12_000,
-			latencyN: 300, idleConns: 1000, settle: 500 * time.Millisecond}
+			latencyN: 300, idleConns: 1000, settle: 500 * time.Millisecond,
+			busRTTN: 200, busFor: 1500 * time.Millisecond}
 	}
 	return sizes{rounds: 3, ingestFor: 3 * time.Second, ingestEvents: 24_000,
-		latencyN: 2000, idleConns: 1000, settle: time.Second}
+		latencyN: 2000, idleConns: 1000, settle: time.Second,
+		busRTTN: 1000, busFor: 3 * time.Second}
 }
 
 // plan lists the workloads in the order they run.
@@ -69,8 +79,8 @@ func plan(c *crew, sz sizes) []workload {
 	}
 }
 
-// Run measures every workload on fresh toolbus relays and fresh bare khatru
-// relays, each a child process of opts.Exe.
+// Run measures the workloads of opts.Suite on fresh toolbus relays and
+// fresh bare khatru relays, each a child process of opts.Exe.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Exe == "" {
 		return nil, errors.New("bench: no executable to run the relays from")
@@ -83,13 +93,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Machine: DetectMachine(), Quick: opts.Quick, Notes: []string{
-		fmt.Sprintf("toolbus runs in members mode with per-author and per-address event rate limits raised to %d/s and limits.max_connections_per_ip raised to %d", benchEventRate, benchConnsPerIP),
-		"toolbus subscribers of the latency workloads authenticate (NIP-42) as members; the idle connections subscribe unauthenticated to gift wraps (kind 1059, #p, limit 0)",
-		fmt.Sprintf("ingest and latency: %d alternating rounds per relay, each on a fresh relay; ingest is the mean of the rounds' rates, latency percentiles pool all samples", sz.rounds),
-	}}
-	subjects := []subject{toolbusSubject(c.members()), baselineSubject()}
-	for i, w := range plan(c, sz) {
+	bc, err := newBusCrew()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Machine: DetectMachine(), Quick: opts.Quick, Signatures: SignatureBackend}
+	ws, err := suitePlan(opts.Suite, c, bc, sz, rep)
+	if err != nil {
+		return nil, err
+	}
+	subjects := []subject{toolbusSubject(append(c.members(), bc.members()...)), baselineSubject()}
+	for i, w := range ws {
 		if err := w.prepare(); err != nil {
 			return nil, fmt.Errorf("%s: prepare: %w", w.name, err)
 		}
@@ -99,10 +113,19 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		for _, m := range w.metrics {
 			rep.Rows = append(rep.Rows, newRow(m,
-				m.stat(got[toolbusName][m.sample]), m.stat(got[baselineName][m.sample])))
+				m.stat(got[toolbusName][m.sample]), m.stat(got[baselineName][m.baselineSample()])))
 		}
 	}
 	return rep, nil
+}
+
+// relayNotes qualify the relay suite's numbers.
+func relayNotes(sz sizes) []string {
+	return []string{
+		fmt.Sprintf("toolbus runs in members mode with per-author and per-address event rate limits raised to %d/s and limits.max_connections_per_ip raised to %d", benchEventRate, benchConnsPerIP),
+		"toolbus subscribers of the latency workloads authenticate (NIP-42) as members; the idle connections subscribe unauthenticated to gift wraps (kind 1059, #p, limit 0)",
+		fmt.Sprintf("ingest and latency: %d alternating rounds per relay, each on a fresh relay; ingest is the mean of the rounds' rates, latency percentiles pool all samples", sz.rounds),
+	}
 }
 
 // measureRounds runs w's rounds, alternating which subject goes first (and
@@ -138,13 +161,17 @@ func measureRounds(ctx context.Context, opts Options, subjects []subject, w work
 
 // measureOn starts s, runs w against it and stops it. Anything the relay
 // logged is passed on as a note: toolbus logs only warnings here, and the
-// baseline only errors.
+// baseline only errors. So is a measurement other processes disturbed.
 func measureOn(ctx context.Context, exe string, s subject, w workload) (outcome, error) {
 	p, err := s.start(ctx, exe)
 	if err != nil {
 		return outcome{}, err
 	}
-	o, err := w.measure(ctx, live{url: p.url, auth: s.auth, rssMB: p.rssMB})
+	load := watchLoad(p.cmd.Process.Pid)
+	o, err := w.measure(ctx, live{name: s.name, url: p.url, auth: s.auth, rssMB: p.rssMB})
+	if n := load.note(); n != "" {
+		o.notes = append(o.notes, w.name+": "+n)
+	}
 	if stopErr := p.stop(); err == nil {
 		err = stopErr
 	}

@@ -8,7 +8,10 @@ import (
 
 // live is a running relay as a workload sees it.
 type live struct {
-	url string
+	// name is the subject's column name (toolbusName or baselineName), for
+	// workloads that drive the two relays differently.
+	name string
+	url  string
 	// auth says whether readers must answer NIP-42 AUTH to see member
 	// events (toolbus in members mode); the bare baseline never asks.
 	auth bool
@@ -41,7 +44,19 @@ const (
 type metric struct {
 	name, unit, better string
 	sample             string
-	stat               func([]float64) float64
+	// floor, when set, is the sample kind the baseline column is computed
+	// from instead of sample: the gift-wrapped bus rows are compared with
+	// the plaintext floor, which has no wrapped variant.
+	floor string
+	stat  func([]float64) float64
+}
+
+// baselineSample is the sample kind the baseline column summarises.
+func (m metric) baselineSample() string {
+	if m.floor != "" {
+		return m.floor
+	}
+	return m.sample
 }
 
 // workload is one measurement, made on each relay in turn on a fresh one.
