@@ -77,10 +77,9 @@ func sealPlaintext(inner *nostr.Event) ([]byte, error) {
 // returns the wrap signed by wrapKey. The test-vector generator calls it
 // with a fixed key; everything else goes through Wrap.
 func wrapWith(plaintext []byte, recipient string, kind int, wrapKey string, at nostr.Timestamp) (*nostr.Event, error) {
-	// go-nostr's errors here quote the secret key, so they are replaced.
-	ck, err := nip44.GenerateConversationKey(recipient, wrapKey)
+	ck, err := signer.ConversationKey(wrapKey, recipient)
 	if err != nil {
-		return nil, fmt.Errorf("bus: wrap conversation key: %w", signer.ErrInvalidPubKey)
+		return nil, fmt.Errorf("bus: wrap conversation key: %w", err)
 	}
 	content, err := nip44.Encrypt(string(plaintext), ck)
 	if err != nil {

@@ -169,10 +169,9 @@ func (l *Local) conversationKey(peer string) ([32]byte, error) {
 	if ok {
 		return ck, nil
 	}
-	// The nip44 error quotes the secret key, so it is replaced, not wrapped.
-	ck, err := nip44.GenerateConversationKey(peer, l.secretHex())
+	ck, err := conversationKey(&l.priv.Key, peer)
 	if err != nil {
-		return ck, fmt.Errorf("nip44 conversation key: %w", ErrInvalidPubKey)
+		return ck, fmt.Errorf("nip44 conversation key: %w", err)
 	}
 	l.conv.put(peer, ck)
 	return ck, nil

@@ -1,0 +1,64 @@
+package signer
+
+import (
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/btcsuite/btcd/btcec/v2"
+)
+
+// ConversationKey returns the NIP-44 v2 conversation key between the secret
+// key secretHex and the peer's hex x-only public key peer.
+//
+// It is go-nostr's nip44.GenerateConversationKey without the work that call
+// throws away: that one derives the secret key's own public key (a full
+// scalar multiplication) before the ECDH. Every gift wrap is made with a
+// fresh key and opened with the recipient's against a fresh peer, so the
+// saving is on every encrypted tool call. Errors never quote either key.
+func ConversationKey(secretHex, peer string) ([32]byte, error) {
+	var sk [32]byte
+	if len(secretHex) != 64 {
+		return [32]byte{}, ErrInvalidSecret
+	}
+	if _, err := hex.Decode(sk[:], []byte(secretHex)); err != nil {
+		return [32]byte{}, ErrInvalidSecret
+	}
+	var k btcec.ModNScalar
+	if overflow := k.SetBytes(&sk); overflow != 0 || k.IsZero() {
+		return [32]byte{}, ErrInvalidSecret
+	}
+	defer k.Zero()
+	return conversationKey(&k, peer)
+}
+
+// conversationKey is the ECDH of k and peer's point (even y, BIP-340),
+// through HKDF-extract with the salt "nip44-v2".
+func conversationKey(k *btcec.ModNScalar, peer string) ([32]byte, error) {
+	var ck [32]byte
+	var compressed [33]byte
+	compressed[0] = 0x02
+	if len(peer) != 64 {
+		return ck, ErrInvalidPubKey
+	}
+	if _, err := hex.Decode(compressed[1:], []byte(peer)); err != nil {
+		return ck, ErrInvalidPubKey
+	}
+	pub, err := btcec.ParsePubKey(compressed[:])
+	if err != nil {
+		return ck, ErrInvalidPubKey
+	}
+	var point, shared btcec.JacobianPoint
+	pub.AsJacobian(&point)
+	btcec.ScalarMultNonConst(k, &point, &shared)
+	shared.ToAffine()
+	var x [32]byte
+	shared.X.PutBytesUnchecked(x[:])
+	prk, err := hkdf.Extract(sha256.New, x[:], []byte("nip44-v2"))
+	if err != nil {
+		return ck, fmt.Errorf("nip44 conversation key: %w", err)
+	}
+	copy(ck[:], prk)
+	return ck, nil
+}
