@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("bench", "benchmark the relay (or the tool bus: bench bus) against bare khatru", runBench)
+	register("bench", "benchmark toolbus against bare khatru and direct stdio/file:// (all suites, or one: relay, bus, tools, mcp, git)", runBench)
 }
 
 // runBench runs the benchmark (see package bench) and prints a table, or

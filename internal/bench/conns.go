@@ -53,25 +53,42 @@ func closeAll(conns []*client) {
 	}
 }
 
-// connsWorkload measures the relay's resident memory right after start and
-// with n idle subscribed connections. Every connection subscribes,
-// unauthenticated, to gift wraps for one recipient with limit 0: toolbus
-// serves that filter to anyone (gift wraps are its public kind), so no
-// member authentication is needed, and the same REQ is valid on both
-// relays. settle is how long memory is left to settle before each reading.
-func connsWorkload(c *crew, n int, settle time.Duration) workload {
+// connsWorkload measures the relay's resident memory right after start,
+// with n idle subscribed connections, and with subs subscriptions spread
+// over those connections. Every connection subscribes, unauthenticated,
+// to gift wraps for one recipient with limit 0: toolbus serves that filter
+// to anyone (gift wraps are its public kind), so no member authentication
+// is needed, and the same REQ is valid on both relays. The further
+// subscriptions are gift wraps for recipients nobody writes to
+// (unrelatedFilter). settle is how long memory is left to settle before
+// each reading.
+func connsWorkload(c *crew, n, subs int, settle time.Duration) workload {
 	filter := nostr.Filter{Kinds: []int{nostr.KindGiftWrap},
 		Tags: nostr.TagMap{"p": []string{c.reader.PublicKey()}}, LimitZero: true}
 	loaded := fmt.Sprintf("rss_%s_conns_mb", countLabel(n))
+	metrics := []metric{
+		{name: "rss_idle_mb", unit: "MB", better: lower, sample: "idle", stat: mean},
+		{name: loaded, unit: "MB", better: lower, sample: "loaded", stat: mean},
+	}
+	// Each connection already holds one subscription; the rest are spread
+	// evenly, within idleSubsPerConn per connection.
+	perConn := 0
+	if extra := subs - n; n > 0 && extra > 0 {
+		perConn = (extra + n - 1) / n
+		metrics = append(metrics, metric{name: fmt.Sprintf("rss_%s_conns_%s_subs_mb", countLabel(n), countLabel(subs)),
+			unit: "MB", better: lower, sample: "subs", stat: mean})
+	}
 	return workload{
-		name: "rss",
-		metrics: []metric{
-			{name: "rss_idle_mb", unit: "MB", better: lower, sample: "idle", stat: mean},
-			{name: loaded, unit: "MB", better: lower, sample: "loaded", stat: mean},
-		},
+		name:    "rss",
+		metrics: metrics,
 		// Memory varies little between runs, and the workload is slow.
-		rounds:  1,
-		prepare: func() error { return nil },
+		rounds: 1,
+		prepare: func() error {
+			if 1+perConn > idleSubsPerConn {
+				return fmt.Errorf("%d subscriptions over %d connections exceed %d per connection", subs, n, idleSubsPerConn)
+			}
+			return nil
+		},
 		measure: func(ctx context.Context, r live) (outcome, error) {
 			if r.rssMB == nil {
 				return outcome{}, errors.New("relay memory is not measurable in-process")
@@ -88,9 +105,34 @@ func connsWorkload(c *crew, n int, settle time.Duration) workload {
 			defer closeAll(conns)
 			time.Sleep(settle)
 			busy, err := r.rssMB()
-			return outcome{samples: map[string][]float64{"idle": {idle}, "loaded": {busy}}}, err
+			if err != nil {
+				return outcome{}, err
+			}
+			o := outcome{samples: map[string][]float64{"idle": {idle}, "loaded": {busy}}}
+			if perConn == 0 {
+				return o, nil
+			}
+			if err := addSpread(conns, subs-n, perConn); err != nil {
+				return outcome{}, fmt.Errorf("open %d subscriptions: %w", subs, err)
+			}
+			time.Sleep(settle)
+			withSubs, err := r.rssMB()
+			o.samples["subs"] = []float64{withSubs}
+			return o, err
 		},
 	}
+}
+
+// addSpread opens extra unrelated subscriptions on conns, at most perConn
+// on each, in parallel.
+func addSpread(conns []*client, extra, perConn int) error {
+	return inParallel(len(conns), func(i int) error {
+		k := min(perConn, extra-i*perConn)
+		if k <= 0 {
+			return nil
+		}
+		return addUnrelated(conns[i], "more", k)
+	})
 }
 
 // countLabel writes 1000 as "1k", keeping metric names short and stable.

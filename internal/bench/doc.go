@@ -15,4 +15,12 @@
 // relays, so that slow drift of the machine — fsync latency on a shared
 // virtual disk, above all — is spread over both instead of deciding the
 // ratio.
+//
+// The tools, mcp and git suites compare a path through toolbus with the
+// direct path instead (a tool over stdio rather than on the bus, git over
+// file:// rather than through the git bridge). Their directWorkloads run on
+// the toolbus relay alone, a fresh one per round, and each round measures
+// both paths, taking turns (call by call; git alternates which goes first),
+// so that one function fills both columns: a metric's sample is the toolbus path's kind and its floor the
+// direct path's. In their rows the "khatru" column is that direct path.
 package bench

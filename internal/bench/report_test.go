@@ -52,13 +52,15 @@ func TestVerdict(t *testing.T) {
 		row  Row
 		want string
 	}{
-		{Row{Name: "ingest_1", Ratio: 0.95}, "≥0.90× ok"},
-		{Row{Name: "ingest_16", Ratio: 0.8}, "≥0.90× MISS"},
+		{Row{Name: "ingest_1", Unit: "events/s", Toolbus: 1200}, "≥1000 events/s ok"},
+		{Row{Name: "ingest_16", Unit: "events/s", Toolbus: 8000}, "≥10000 events/s MISS"},
+		{Row{Name: "e2e_stored_p50", Unit: "ms", Toolbus: 0.5}, "≤1 ms ok"},
 		{Row{Name: "e2e_stored_p99", Ratio: 1.2}, "≤1.10× MISS"},
 		{Row{Name: "rss_idle_mb", Unit: "MB", Toolbus: 20}, "≤50 MB ok"},
 		{Row{Name: "bus_rtt_p50", Ratio: 1.25}, "≤1.30× ok"},
 		{Row{Name: "bus_calls_16", Unit: "calls/s", Toolbus: 2000}, "≥2500 calls/s MISS"},
 		{Row{Name: "bus_rtt_wrapped_p50", Ratio: 3}, "-"},
+		{Row{Name: "git_clone", Ratio: 1.3}, "≤1.20× MISS"},
 		{Row{Name: "something_new"}, "-"},
 	}
 	for _, tt := range tests {
