@@ -2,13 +2,9 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -118,26 +114,9 @@ func runDirect(ctx context.Context, opts Options, s subject, w directWorkload, r
 	return rows, nil
 }
 
-// directRound is measureOn for a direct workload: the load note counts
-// every process of the benchmark's tree as its own, since the round runs
-// workers, adapters and git beside the relay.
+// directRound is one round of w on a fresh relay of s.
 func directRound(ctx context.Context, exe string, s subject, w directWorkload) (outcome, error) {
-	p, err := s.start(ctx, exe)
-	if err != nil {
-		return outcome{}, err
-	}
-	load := watchTree()
-	o, err := w.measure(ctx, exe, live{name: s.name, url: p.url, auth: s.auth, rssMB: p.rssMB})
-	if n := load.note(); n != "" {
-		o.notes = append(o.notes, w.name+": "+n)
-	}
-	if stopErr := p.stop(); err == nil {
-		err = stopErr
-	}
-	if logged := noteworthy(p.logs.lines()); len(logged) > 0 {
-		o.notes = append(o.notes, fmt.Sprintf("%s: relay logged %d lines, last: %s", w.name, len(logged), logged[len(logged)-1]))
-	}
-	return o, err
+	return measureOn(ctx, exe, s, w.name, func(r live) (outcome, error) { return w.measure(ctx, exe, r) })
 }
 
 // ms is a duration in milliseconds, the unit of the latency samples.
@@ -249,103 +228,3 @@ func startWorker(ctx context.Context, exe, url, workdir, keyDir string, bc *busC
 	return w, nil
 }
 
-// treeLoad is watchLoad for rounds that run more than the relay: what is
-// "ours" is this process and every process descended from it, each with
-// the children it has reaped.
-type treeLoad struct {
-	start      time.Time
-	busy, ours time.Duration
-	ok         bool
-}
-
-func watchTree() *treeLoad {
-	w := &treeLoad{start: time.Now()}
-	w.busy, w.ours, w.ok = w.sample()
-	return w
-}
-
-func (w *treeLoad) sample() (busy, ours time.Duration, ok bool) {
-	busy, err := machineBusy()
-	if err != nil {
-		return 0, 0, false
-	}
-	ours, err = treeCPU(os.Getpid())
-	return busy, ours, err == nil
-}
-
-// note reports the other processes' load since watchTree, as
-// loadWatch.note does.
-func (w *treeLoad) note() string {
-	busy, ours, ok := w.sample()
-	wall := time.Since(w.start)
-	if !ok || !w.ok || wall <= 0 {
-		return ""
-	}
-	cores := float64(busy-w.busy-(ours-w.ours)) / float64(wall)
-	if cores < othersNoted {
-		return ""
-	}
-	return fmt.Sprintf("other processes took %.1f of the machine's %d cores while measuring; expect noise", cores, runtime.NumCPU())
-}
-
-// treeCPU sums the CPU time (user and system, with reaped children's) of
-// root and its live descendants, from /proc.
-func treeCPU(root int) (time.Duration, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	parent := map[int]int{}
-	cpu := map[int]time.Duration{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		ppid, t, err := procStat(pid)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		parent[pid], cpu[pid] = ppid, t
-	}
-	if _, ok := cpu[root]; !ok {
-		return 0, errors.New("no /proc entry for the benchmark")
-	}
-	var total time.Duration
-	for pid, t := range cpu {
-		for p := pid; p > 1; p = parent[p] {
-			if p == root {
-				total += t
-				break
-			}
-		}
-	}
-	return total, nil
-}
-
-// procStat returns a process's parent and its utime+stime+cutime+cstime.
-func procStat(pid int) (ppid int, cpu time.Duration, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, err
-	}
-	// Fields after the command name: state is field 3, ppid 4, utime 14 to
-	// cstime 17.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 15 {
-		return 0, 0, errors.New("unexpected /proc stat")
-	}
-	if ppid, err = strconv.Atoi(f[1]); err != nil {
-		return 0, 0, err
-	}
-	var ticks int64
-	for _, i := range []int{11, 12, 13, 14} {
-		n, err := strconv.ParseInt(f[i], 10, 64)
-		if err != nil {
-			return 0, 0, err
-		}
-		ticks += n
-	}
-	return ppid, time.Duration(ticks) * clockTick, nil
-}

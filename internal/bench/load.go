@@ -20,19 +20,19 @@ const othersNoted = 0.2
 // architecture Go supports).
 const clockTick = 10 * time.Millisecond
 
-// loadWatch measures how much CPU processes other than the benchmark and
-// the relay under test took over one measurement: the machine's busy time
-// from /proc/stat, less this process's and the relay's own.
+// loadWatch measures how much CPU processes other than the benchmark took
+// over one measurement: the machine's busy time from /proc/stat, less that
+// of this process and everything descended from it (the relays, workers,
+// adapters and git it starts), each with the children it has reaped.
 type loadWatch struct {
-	relay int // pid
 	start time.Time
 	busy  time.Duration // machine, all cores
-	ours  time.Duration // this process and the relay
+	ours  time.Duration // this process tree
 	ok    bool
 }
 
-func watchLoad(relayPid int) *loadWatch {
-	w := &loadWatch{relay: relayPid, start: time.Now()}
+func watchLoad() *loadWatch {
+	w := &loadWatch{start: time.Now()}
 	w.busy, w.ours, w.ok = w.sample()
 	return w
 }
@@ -41,17 +41,16 @@ func watchLoad(relayPid int) *loadWatch {
 // cannot tell (outside Linux).
 func (w *loadWatch) sample() (busy, ours time.Duration, ok bool) {
 	busy, err := machineBusy()
-	self, err2 := procCPU("self")
-	relay, err3 := procCPU(strconv.Itoa(w.relay))
-	if errors.Join(err, err2, err3) != nil {
+	if err != nil {
 		return 0, 0, false
 	}
-	return busy, self + relay, true
+	ours, err = treeCPU(os.Getpid())
+	return busy, ours, err == nil
 }
 
 // note reports the other processes' load since watchLoad, or "" when it
 // stayed under othersNoted or could not be measured. Call it while the
-// relay still runs.
+// processes measured still run.
 func (w *loadWatch) note() string {
 	busy, ours, ok := w.sample()
 	wall := time.Since(w.start)
@@ -89,24 +88,64 @@ func machineBusy() (time.Duration, error) {
 	return time.Duration(ticks) * clockTick, nil
 }
 
-// procCPU returns the user plus system time of /proc/<pid>, pid "self"
-// included.
-func procCPU(pid string) (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
+// treeCPU sums the CPU time (user and system, with reaped children's) of
+// root and its live descendants, from /proc.
+func treeCPU(root int) (time.Duration, error) {
+	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, err
 	}
-	// The command name, in parentheses, may hold spaces and parentheses:
-	// count fields after the last ")" (state is field 3, utime 14, stime 15).
+	parent := map[int]int{}
+	cpu := map[int]time.Duration{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		ppid, t, err := procStat(pid)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		parent[pid], cpu[pid] = ppid, t
+	}
+	if _, ok := cpu[root]; !ok {
+		return 0, errors.New("no /proc entry for the benchmark")
+	}
+	var total time.Duration
+	for pid, t := range cpu {
+		for p := pid; p > 1; p = parent[p] {
+			if p == root {
+				total += t
+				break
+			}
+		}
+	}
+	return total, nil
+}
+
+// procStat returns a process's parent and its utime+stime+cutime+cstime.
+func procStat(pid int) (ppid int, cpu time.Duration, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	// Fields after the command name: state is field 3, ppid 4, utime 14 to
+	// cstime 17.
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, errors.New("unexpected /proc/" + pid + "/stat")
+	if len(f) < 15 {
+		return 0, 0, errors.New("unexpected /proc stat")
 	}
-	utime, err := strconv.ParseInt(f[11], 10, 64)
-	if err != nil {
-		return 0, err
+	if ppid, err = strconv.Atoi(f[1]); err != nil {
+		return 0, 0, err
 	}
-	stime, err := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * clockTick, err
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, 0, err
+		}
+		ticks += n
+	}
+	return ppid, time.Duration(ticks) * clockTick, nil
 }

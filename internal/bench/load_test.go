@@ -13,10 +13,10 @@ func TestLoadWatchReadsProc(t *testing.T) {
 	if busy, err := machineBusy(); err != nil || busy <= 0 {
 		t.Fatalf("machineBusy = %v, %v", busy, err)
 	}
-	if _, err := procCPU("self"); err != nil {
-		t.Fatal(err)
+	if cpu, err := treeCPU(os.Getpid()); err != nil || cpu < 0 {
+		t.Fatalf("treeCPU = %v, %v", cpu, err)
 	}
-	if w := watchLoad(os.Getpid()); !w.ok {
+	if w := watchLoad(); !w.ok {
 		t.Fatal("watchLoad could not sample this process")
 	}
 }

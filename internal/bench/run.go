@@ -184,7 +184,7 @@ func measureRounds(ctx context.Context, opts Options, subjects []subject, w work
 			if opts.Progress != nil {
 				fmt.Fprintf(opts.Progress, "bench: %s on %s (round %d/%d)\n", w.name, s.name, round+1, w.rounds)
 			}
-			o, err := measureOn(ctx, opts.Exe, s, w)
+			o, err := measureOn(ctx, opts.Exe, s, w.name, func(r live) (outcome, error) { return w.measure(ctx, r) })
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", w.name, s.name, err)
 			}
@@ -201,24 +201,24 @@ func measureRounds(ctx context.Context, opts Options, subjects []subject, w work
 	return got, nil
 }
 
-// measureOn starts s, runs w against it and stops it. Anything the relay
+// measureOn starts s, runs measure (workload name) against it and stops it. Anything the relay
 // logged is passed on as a note: toolbus logs only warnings here, and the
 // baseline only errors. So is a measurement other processes disturbed.
-func measureOn(ctx context.Context, exe string, s subject, w workload) (outcome, error) {
+func measureOn(ctx context.Context, exe string, s subject, name string, measure func(live) (outcome, error)) (outcome, error) {
 	p, err := s.start(ctx, exe)
 	if err != nil {
 		return outcome{}, err
 	}
-	load := watchLoad(p.cmd.Process.Pid)
-	o, err := w.measure(ctx, live{name: s.name, url: p.url, auth: s.auth, rssMB: p.rssMB})
+	load := watchLoad()
+	o, err := measure(live{name: s.name, url: p.url, auth: s.auth, rssMB: p.rssMB})
 	if n := load.note(); n != "" {
-		o.notes = append(o.notes, w.name+": "+n)
+		o.notes = append(o.notes, name+": "+n)
 	}
 	if stopErr := p.stop(); err == nil {
 		err = stopErr
 	}
 	if logged := noteworthy(p.logs.lines()); len(logged) > 0 {
-		o.notes = append(o.notes, fmt.Sprintf("%s: relay logged %d lines, last: %s", w.name, len(logged), logged[len(logged)-1]))
+		o.notes = append(o.notes, fmt.Sprintf("%s: relay logged %d lines, last: %s", name, len(logged), logged[len(logged)-1]))
 	}
 	return o, err
 }
