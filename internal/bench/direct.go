@@ -227,4 +227,3 @@ func startWorker(ctx context.Context, exe, url, workdir, keyDir string, bc *busC
 	}
 	return w, nil
 }
-
