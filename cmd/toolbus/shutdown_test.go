@@ -122,24 +122,8 @@ func TestGracefulShutdownLosesNoAcknowledgedEvent(t *testing.T) {
 	}
 
 	_, url = startRelayProcess(t, dataDir, member.PublicKey())
-	c := testutil.Connect(t, url, member)
-	found := map[string]bool{}
-	for start := 0; start < len(acked); start += 500 {
-		ids := acked[start:min(start+500, len(acked))]
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		evs, err := c.QuerySync(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range evs {
-			found[ev.ID] = true
-		}
-	}
-	for _, id := range acked {
-		if !found[id] {
-			t.Fatalf("event %s got OK true but is missing after restart (%d of %d found)", id, len(found), len(acked))
-		}
+	if missing := missingIDs(t, url, member, acked); len(missing) > 0 {
+		t.Fatalf("%d of %d events got OK true but are missing after restart, first %s", len(missing), len(acked), missing[0])
 	}
 	t.Logf("%d acknowledged events all present after SIGTERM and restart", len(acked))
 }
