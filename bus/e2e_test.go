@@ -238,3 +238,26 @@ func TestAnnouncements(t *testing.T) {
 		return false
 	})
 }
+
+// TestWorkerResendsReplyAfterReconnect: the relay never sees the worker's
+// answer (the connection dies with it), yet the caller gets it once the
+// worker is back.
+func TestWorkerResendsReplyAfterReconnect(t *testing.T) {
+	r, p := proxiedRelay(t)
+	tools := newTestTools()
+	worker, _ := startWorker(t, "ws://"+p.Addr(), r.Member, tools, &ServerOptions{RelayPubKey: r.Server.PublicKey()})
+	client := startClient(t, r.URL, r.Admin, &ClientOptions{Wrap: WrapNone})
+	go func() {
+		time.Sleep(150 * time.Millisecond) // the call is running: the next worker write is its answer
+		p.SwallowNext()
+	}()
+	ctx, cancel := context.WithTimeout(testCtx(t), 15*time.Second)
+	defer cancel()
+	res, err := client.CallTool(ctx, worker.PublicKey(), "slow", map[string]any{"steps": 1, "ms": 600})
+	if err != nil || textOf(t, res) != "done" {
+		t.Fatalf("answer lost with the connection: %v %+v", err, res)
+	}
+	if n := tools.ran.Load(); n != 1 {
+		t.Fatalf("tool ran %d times, want once", n)
+	}
+}

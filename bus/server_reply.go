@@ -72,7 +72,21 @@ func (s *Server) send(ctx context.Context, caller string, msg jsonrpc.Message, r
 			return err
 		}
 	}
-	return s.conn.Publish(ctx, out)
+	return s.publish(ctx, out)
+}
+
+// publish sends ev, again after a reconnection when the connection dropped
+// before the relay's OK: a computed answer is not thrown away because the
+// relay dropped this worker (a full outbound queue under load, a restart).
+// Callers drop a repeat by its inner id, so sending twice is harmless.
+func (s *Server) publish(ctx context.Context, ev *nostr.Event) error {
+	for {
+		err := s.conn.Publish(ctx, ev)
+		if !errors.Is(err, ErrDisconnected) || ctx.Err() != nil {
+			return err
+		}
+		s.log.Debug("connection lost before the relay acknowledged a reply; sending it again", "event", ev.ID)
+	}
 }
 
 // discoveryTags go on the first reply to each caller, as ContextVM servers do.
