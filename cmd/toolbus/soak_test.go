@@ -47,6 +47,238 @@ const (
 // soakToken matches the per-call token that a result must echo.
 var soakToken = regexp.MustCompile(`soak-[0-9]{7}`)
 
+// soakTokenOf is call i's token.
+func soakTokenOf(i int) string { return fmt.Sprintf("soak-%07d", i) }
+
+// soakTokenIndex is the call number in a token soakToken matched.
+func soakTokenIndex(tok string) (int, error) { return strconv.Atoi(strings.TrimPrefix(tok, "soak-")) }
+
+// TestSoak runs a real `toolbus relay` and `toolbus worker` on loopback and
+// issues tool calls from 16 member callers (bus.Client, one connection
+// each) at a paced aggregate 1,000 calls/s for 60 s. Every call must get
+// exactly one result, the one for its own request: none lost, none
+// duplicated, none crossed with another call's. Besides the results
+// CallTool returns, a spy on each caller's connection counts the distinct
+// reply events per token, so a worker that answered a call twice is caught
+// even though bus.Client hands the caller only the first answer. The test
+// logs RSS and CPU use, the achieved rate and the latency (from when a
+// call was due and from when it was sent); it asserts nothing about timing.
+//
+// The tool is `todo` with one item whose text is the call's token: it
+// echoes its input in memory, so the load is on the bus (relay,
+// signatures, routing, the worker's MCP sessions), not on the tool. Each
+// reply renders, under the list's lock, the list its own call set, so it
+// carries that call's token and no other; items are sent done, so no reply
+// warns about (and names) an earlier call's item.
+//
+// Pacing: call i is due at start + i/rate. A late call is issued as soon as
+// the issuer gets to it, never skipped, so a bus that cannot keep up shows
+// in the log as issue lag and long latencies, not as a quietly lower rate.
+// The issuer also waits while soakMaxInFlight calls are in flight. Without
+// that bound an overloaded bus (a busy machine, `make test` running other
+// packages beside this one) is overrun and calls are lost by design: once
+// more calls wait for the worker than its connection buffers (4,096
+// messages in the relay's outbound queue, as many in the worker's read
+// queue), the relay drops it as a slow subscriber; the worker sends the
+// replies it computed again after reconnecting, but the relay's mailbox
+// replays at most tool_bus.mailbox_per_recipient (default 256) of the
+// waiting calls to it. That is overload behaviour, not what this test is
+// about. Issuing stops at the first call that fails, so a wedged bus ends
+// the test within a call timeout.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rig := startSoak(ctx, t, soakParams(t))
+	rig.warmUp()
+	rig.logStart()
+	cpu0 := readCPU(rig.pids())
+	run := rig.issue(cpu0)
+	// Replies still on their way to a spy would be duplicates: give them a
+	// moment before counting.
+	time.Sleep(500 * time.Millisecond)
+	used := readCPU(rig.pids()).sub(cpu0)
+	rig.logEnd()
+	tally := rig.tally(run)
+	rig.reportIssuing(run, tally)
+	rig.reportFindings(run, tally, used)
+	if planned := rig.plan.calls; int(run.issued.Load()) != planned || tally.ok() != planned || tally.faults() > 0 {
+		t.Fatalf("soak: %d of %d calls got exactly their own result; see the counts above",
+			tally.ok()-tally.toolErrors-tally.crossed, planned)
+	}
+}
+
+// soakPlan is what the soak issues: calls at rate per second for dur.
+type soakPlan struct {
+	dur      time.Duration
+	rate     int
+	interval time.Duration // between two calls' due times
+	calls    int           // how many are planned
+	wrap     bus.WrapMode
+	wrapName string
+}
+
+// due is when call i is due in a run that started at start.
+func (p soakPlan) due(start time.Time, i int) time.Time {
+	return start.Add(time.Duration(i) * p.interval)
+}
+
+// soakParams reads the soak's duration, rate and wrap mode.
+func soakParams(t *testing.T) soakPlan {
+	p := soakPlan{dur: soakDefaultDuration, rate: soakDefaultRate}
+	if v := os.Getenv("TOOLBUS_SOAK"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("TOOLBUS_SOAK=%q: want a positive duration such as 10s", v)
+		}
+		p.dur = d
+	}
+	if v := os.Getenv("TOOLBUS_SOAK_RATE"); v != "" {
+		r, err := strconv.Atoi(v)
+		if err != nil || r <= 0 || r > int(time.Second) {
+			t.Fatalf("TOOLBUS_SOAK_RATE=%q: want calls per second", v)
+		}
+		p.rate = r
+	}
+	p.interval = time.Second / time.Duration(p.rate)
+	p.calls = int(p.dur / p.interval)
+	p.wrap, p.wrapName = soakWrap(t)
+	return p
+}
+
+// soakWrap reads the wrap mode, and names it for the log.
+func soakWrap(t *testing.T) (bus.WrapMode, string) {
+	switch v := os.Getenv("TOOLBUS_SOAK_WRAP"); v {
+	case "", "plaintext":
+		return bus.WrapNone, "plaintext kind 25910"
+	case "gift":
+		return bus.WrapGift, "gift-wrapped kind 1059"
+	case "ephemeral":
+		return bus.WrapEphemeral, "gift-wrapped kind 21059"
+	default:
+		t.Fatalf("TOOLBUS_SOAK_WRAP=%q: want plaintext, gift or ephemeral", v)
+	}
+	return 0, ""
+}
+
+// soakRig is the bus under soak: a relay and a worker process, and the
+// member callers' clients, each connection watched by the spy.
+type soakRig struct {
+	t         *testing.T
+	ctx       context.Context
+	plan      soakPlan
+	worker    *signer.Local
+	relay     *exec.Cmd
+	workerCmd *exec.Cmd
+	clients   []*bus.Client
+	spy       *soakSpy
+}
+
+// startSoak starts the relay and the worker and connects the callers.
+func startSoak(ctx context.Context, t *testing.T, plan soakPlan) *soakRig {
+	r := &soakRig{t: t, ctx: ctx, plan: plan, worker: testutil.NewKey(t),
+		spy: &soakSpy{counts: make([]int32, plan.calls), ids: map[string]bool{}}}
+	callers := make([]*signer.Local, soakCallers)
+	for i := range callers {
+		callers[i] = testutil.NewKey(t)
+	}
+	addr := testutil.FreeAddr(t)
+	url := "ws://" + addr
+	r.relay = startRelayAt(t, addr, t.TempDir(), soakRelayConfig(r.worker, callers))
+	r.workerCmd = startSoakWorker(t, url, r.worker)
+	r.connect(url, callers)
+	return r
+}
+
+// soakRelayConfig makes the worker and the callers members. The relay's
+// per-author and per-IP event limits (everyone is on 127.0.0.1, and the
+// worker alone publishes every reply) are raised far above the load;
+// everything else is the default config (audit on).
+func soakRelayConfig(worker *signer.Local, callers []*signer.Local) string {
+	members := []string{fmt.Sprintf("%q", worker.PublicKey())}
+	for _, c := range callers {
+		members = append(members, fmt.Sprintf("%q", c.PublicKey()))
+	}
+	return fmt.Sprintf("[workspace]\nmembers = [%s]\n[limits]\n"+
+		"events_per_second = 100000.0\nevents_burst = 100000\n"+
+		"ip_events_per_second = 100000.0\nip_events_burst = 100000\n", strings.Join(members, ", "))
+}
+
+// startSoakWorker runs `toolbus worker` as key. Its per-caller quota
+// (default 5 calls/s, burst 20) is raised, not switched off, so every call
+// still goes through it.
+func startSoakWorker(t *testing.T, url string, key *signer.Local) *exec.Cmd {
+	cmd := exec.Command(testutil.Binary(t, "toolbus"), "worker", "--relay", url, "--workdir", t.TempDir(),
+		"--quota", "100000", "--quota-burst", "100000")
+	cmd.Env = append(os.Environ(), "NOSTR_PRIVATE_KEY="+key.NSec(), "XDG_CONFIG_HOME="+t.TempDir())
+	waitForLine(t, cmd, "worker ready")
+	return cmd
+}
+
+// connect gives each caller its own connection, with a client and the
+// spy's subscription on it.
+func (r *soakRig) connect(url string, callers []*signer.Local) {
+	logger := slog.New(slog.NewTextHandler(testWriter{r.t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	r.clients = make([]*bus.Client, len(callers))
+	for i, key := range callers {
+		conn, err := bus.Dial(r.ctx, url, &bus.ConnOptions{Signer: key, Logger: logger})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		r.t.Cleanup(func() { conn.Close() })
+		opts := &bus.ClientOptions{Wrap: r.plan.wrap, Timeout: soakCallTimeout, Logger: logger}
+		if r.clients[i], err = bus.NewClient(r.ctx, conn, key, opts); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := r.spy.watch(r.ctx, conn, key, r.worker.PublicKey()); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// todo calls the worker's todo tool through c with one done item, token.
+func (r *soakRig) todo(c *bus.Client, token string) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, soakCallTimeout)
+	defer cancel()
+	return c.CallTool(ctx, r.worker.PublicKey(), "todo",
+		map[string]any{"items": []map[string]any{{"text": token, "done": true}}})
+}
+
+// warmUp makes every caller's first call, which opens its session on the
+// worker.
+func (r *soakRig) warmUp() {
+	for i, c := range r.clients {
+		if res, err := r.todo(c, fmt.Sprintf("warm-%d", i)); err != nil || res.IsError {
+			r.t.Fatalf("warm-up call of caller %d: %v %+v", i, err, res)
+		}
+	}
+}
+
+// pids are the relay's, the worker's and the test process's, in that
+// order, as readCPU takes them.
+func (r *soakRig) pids() [3]int {
+	return [3]int{r.relay.Process.Pid, r.workerCmd.Process.Pid, os.Getpid()}
+}
+
+// logStart logs the plan, the RSS at the start and the machine's load.
+func (r *soakRig) logStart() {
+	p := r.plan
+	relay, worker, self := procRSS(r.relay.Process.Pid), procRSS(r.workerCmd.Process.Pid), procRSS(os.Getpid())
+	r.t.Logf("soak: %d calls at %d calls/s for %s from %d callers, %s, tool todo", p.calls, p.rate, p.dur, soakCallers, p.wrapName)
+	r.t.Logf("soak: RSS at start: relay %s, worker %s (test process with the callers %s)", relay, worker, self)
+	r.t.Logf("soak: %d CPUs, load average %s", runtime.NumCPU(), loadAvg())
+}
+
+// logEnd logs the RSS at the end, and the peak.
+func (r *soakRig) logEnd() {
+	relay, worker := r.relay.Process.Pid, r.workerCmd.Process.Pid
+	r.t.Logf("soak: RSS at end:   relay %s, worker %s (test process with the callers %s)",
+		procRSS(relay), procRSS(worker), procRSS(os.Getpid()))
+	r.t.Logf("soak: peak RSS:     relay %s, worker %s", procHWM(relay), procHWM(worker))
+}
+
 // soakCall is what one call of the soak saw. Each call's goroutine writes
 // only its own element.
 type soakCall struct {
@@ -57,314 +289,241 @@ type soakCall struct {
 	text       string // the result text, kept only for a tool error
 }
 
-// TestSoak runs a real `toolbus relay` and `toolbus worker` on loopback and
-// issues tool calls from 16 member callers (bus.Client, one connection
-// each) at a paced aggregate 1,000 calls/s for 60 s. Every call must get
-// exactly one result, the one for its own request: none lost, none
-// duplicated, none crossed with another call's. It logs the relay's and
-// the worker's RSS at the start and the end, the achieved rate and the
-// p50/p99 latency; it asserts nothing about timing.
-//
-// The tool is `todo` with one item whose text is the call's unique token:
-// it echoes its input (the reply lists the item), runs in memory with no
-// process, file or network I/O, and so puts the load on the bus (relay,
-// signatures, routing, the worker's MCP sessions) rather than on the
-// tool. `shell` would fork 60,000 processes; read_file cannot echo a
-// per-call token without a file per call. The list is shared by all
-// callers, but each reply renders the list that call set, under the
-// list's lock, so it carries that call's token and no other; items are
-// sent done, so no reply warns about (and names) an earlier call's item.
-//
-// Pacing: call i is due at start + i/rate and is issued then, or as soon
-// as the issuer gets to it when late; a late call is never skipped, so a
-// bus that cannot keep up shows as issue lag, calls in flight, long
-// latencies and an achieved rate under the target in the log, not as a
-// quietly lower rate. The issuer also waits while 2,000 calls (2 s at
-// 1,000 calls/s) are in flight; the log says for how long. Without that
-// bound an overloaded bus (a shared or busy machine, `make test` running
-// other packages beside this one) is overrun, and then calls are lost by
-// design: once more calls wait for the worker than its connection buffers
-// (4,096 messages in the relay's outbound queue, as many in the worker's
-// read queue), the relay drops the worker as a slow subscriber, the
-// replies the worker was sending are discarded, and on reconnection the
-// relay's mailbox replays at most 256 calls to it. That is overload
-// behaviour, not what this test is about. Latency is measured both from
-// when a call was due (what a caller at that rate experiences) and from
-// when it was sent. Issuing stops at the first call that fails, so a
-// wedged bus ends the test within a call timeout.
-//
-// Besides the results CallTool returns, each caller watches its own reply
-// traffic on a second subscription and counts the distinct reply events
-// per token, so a worker that answered a call twice is caught even though
-// bus.Client would hand the caller only the first answer.
-func TestSoak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("soak")
-	}
-	dur, rate, wrap, wrapName := soakParams(t)
-	interval := time.Second / time.Duration(rate)
-	planned := int(dur / interval)
-
-	worker := testutil.NewKey(t)
-	callers := make([]*signer.Local, soakCallers)
-	members := []string{fmt.Sprintf("%q", worker.PublicKey())}
-	for i := range callers {
-		callers[i] = testutil.NewKey(t)
-		members = append(members, fmt.Sprintf("%q", callers[i].PublicKey()))
-	}
-	// The relay's per-author and per-IP event limits (everyone is on
-	// 127.0.0.1, and the worker alone publishes every reply) are raised far
-	// above the load; everything else is the default config (audit on).
-	cfg := fmt.Sprintf("[workspace]\nmembers = [%s]\n[limits]\n"+
-		"events_per_second = 100000.0\nevents_burst = 100000\n"+
-		"ip_events_per_second = 100000.0\nip_events_burst = 100000\n", strings.Join(members, ", "))
-	addr := testutil.FreeAddr(t)
-	url := "ws://" + addr
-	relay := startRelayAt(t, addr, t.TempDir(), cfg)
-	// The worker's per-caller quota (default 5 calls/s, burst 20) is
-	// raised, not switched off, so every call still goes through it.
-	workerCmd := exec.Command(testutil.Binary(t, "toolbus"), "worker", "--relay", url, "--workdir", t.TempDir(),
-		"--quota", "100000", "--quota-burst", "100000")
-	workerCmd.Env = append(os.Environ(), "NOSTR_PRIVATE_KEY="+worker.NSec(), "XDG_CONFIG_HOME="+t.TempDir())
-	waitForLine(t, workerCmd, "worker ready")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	spy := &soakSpy{counts: make([]int32, planned), ids: map[string]bool{}}
-	clients := make([]*bus.Client, soakCallers)
-	for i, key := range callers {
-		conn, err := bus.Dial(ctx, url, &bus.ConnOptions{Signer: key, Logger: logger})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		if clients[i], err = bus.NewClient(ctx, conn, key, &bus.ClientOptions{Wrap: wrap, Timeout: soakCallTimeout, Logger: logger}); err != nil {
-			t.Fatal(err)
-		}
-		if err := spy.watch(ctx, conn, key, worker.PublicKey()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	todo := func(c *bus.Client, token string) (*mcp.CallToolResult, error) {
-		cctx, ccancel := context.WithTimeout(ctx, soakCallTimeout)
-		defer ccancel()
-		return c.CallTool(cctx, worker.PublicKey(), "todo",
-			map[string]any{"items": []map[string]any{{"text": token, "done": true}}})
-	}
-	// Warm up: every caller's first call opens its session on the worker.
-	for i, c := range clients {
-		if res, err := todo(c, fmt.Sprintf("warm-%d", i)); err != nil || res.IsError {
-			t.Fatalf("warm-up call of caller %d: %v %+v", i, err, res)
-		}
-	}
-
-	relayRSS0, workerRSS0, selfRSS0 := procRSS(relay.Process.Pid), procRSS(workerCmd.Process.Pid), procRSS(os.Getpid())
-	t.Logf("soak: %d calls at %d calls/s for %s from %d callers, %s, tool todo", planned, rate, dur, soakCallers, wrapName)
-	t.Logf("soak: RSS at start: relay %s, worker %s (test process with the callers %s)", relayRSS0, workerRSS0, selfRSS0)
-	t.Logf("soak: %d CPUs, load average %s", runtime.NumCPU(), loadAvg())
-	pids := [3]int{relay.Process.Pid, workerCmd.Process.Pid, os.Getpid()}
-	cpu0 := readCPU(pids)
-
-	calls := make([]soakCall, planned)
-	var issued, completed, inFlight, peakInFlight atomic.Int64
-	var wg sync.WaitGroup
-	progressDone := make(chan struct{})
-	start := time.Now()
-	go func() { // progress, to see a pile-up as it builds
-		const every = 5 * time.Second
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		last := cpu0
-		for {
-			select {
-			case <-progressDone:
-				return
-			case <-tick.C:
-				now := readCPU(pids)
-				ours, others := now.sub(last).cores(every)
-				last = now
-				t.Logf("soak: %3.0fs issued %d completed %d in flight %d; RSS relay %s worker %s; "+
-					"CPU cores used by the soak %.2f, by other processes %.2f",
-					time.Since(start).Seconds(), issued.Load(), completed.Load(), inFlight.Load(),
-					procRSS(relay.Process.Pid), procRSS(workerCmd.Process.Pid), ours, others)
+// record keeps the tokens in res's text, and for a tool error the text.
+func (c *soakCall) record(res *mcp.CallToolResult) {
+	c.isError = res.IsError
+	for _, content := range res.Content {
+		if tc, ok := content.(*mcp.TextContent); ok {
+			c.got = append(c.got, soakToken.FindAllString(tc.Text, -1)...)
+			if res.IsError {
+				c.text += tc.Text
 			}
 		}
-	}()
-	var maxLag, capWait time.Duration
-	var anyFailed atomic.Bool
-	slots := make(chan struct{}, soakMaxInFlight)
-	for i := range planned {
-		if anyFailed.Load() {
+	}
+}
+
+// soakRun is one run of the soak: what each call saw, and how issuing
+// went. The counters are read live by the progress log.
+type soakRun struct {
+	calls                       []soakCall
+	start, issueEnd, end        time.Time
+	issued, completed, inFlight atomic.Int64
+	completedAtIssueEnd         int64
+	peakInFlight                int64         // written by the issuer only
+	maxLag                      time.Duration // of a call's issue behind its due time
+	capWait                     time.Duration // waiting at soakMaxInFlight
+	failed                      atomic.Bool   // a call got no result: stop issuing
+	slots                       chan struct{} // one per call in flight
+	wg                          sync.WaitGroup
+}
+
+// issue issues the planned calls, paced and capped in flight (see
+// TestSoak), until one fails, and waits for them all to end.
+func (r *soakRig) issue(cpu0 cpuSnapshot) *soakRun {
+	run := &soakRun{calls: make([]soakCall, r.plan.calls), slots: make(chan struct{}, soakMaxInFlight)}
+	progressDone := make(chan struct{})
+	run.start = time.Now()
+	go r.progress(run, cpu0, progressDone)
+	for i := range r.plan.calls {
+		if run.failed.Load() {
 			break
 		}
-		due := start.Add(time.Duration(i) * interval)
-		if d := time.Until(due); d > 0 {
-			time.Sleep(d)
-		}
-		select {
-		case slots <- struct{}{}:
-		default:
-			waitFrom := time.Now()
-			slots <- struct{}{}
-			capWait += time.Since(waitFrom)
-		}
-		if lag := time.Since(due); lag > maxLag {
-			maxLag = lag
-		}
-		issued.Add(1)
-		if n := inFlight.Add(1); n > peakInFlight.Load() {
-			peakInFlight.Store(n) // only this goroutine stores
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-slots; wg.Done() }()
-			token := fmt.Sprintf("soak-%07d", i)
-			c := &calls[i]
-			c.sent = time.Now()
-			res, err := todo(clients[i%soakCallers], token)
-			c.done = time.Now()
-			inFlight.Add(-1)
-			completed.Add(1)
-			c.err = err
-			if err != nil {
-				anyFailed.Store(true)
-			} else {
-				c.isError = res.IsError
-				for _, content := range res.Content {
-					if tc, ok := content.(*mcp.TextContent); ok {
-						c.got = append(c.got, soakToken.FindAllString(tc.Text, -1)...)
-						if res.IsError {
-							c.text += tc.Text
-						}
-					}
-				}
-			}
-		}(i)
+		run.waitTurn(r.plan.due(run.start, i))
+		run.wg.Add(1)
+		go r.call(run, i)
 	}
-	issueEnd := time.Now()
-	completedAtIssueEnd := completed.Load()
-	wg.Wait()
-	end := time.Now()
+	run.issueEnd = time.Now()
+	run.completedAtIssueEnd = run.completed.Load()
+	run.wg.Wait()
+	run.end = time.Now()
 	close(progressDone)
-	// Replies still on their way to a spy would be duplicates: give them a
-	// moment before counting.
-	time.Sleep(500 * time.Millisecond)
+	return run
+}
 
-	used := readCPU(pids).sub(cpu0)
-	relayRSS1, workerRSS1, selfRSS1 := procRSS(relay.Process.Pid), procRSS(workerCmd.Process.Pid), procRSS(os.Getpid())
-	t.Logf("soak: RSS at end:   relay %s, worker %s (test process with the callers %s)", relayRSS1, workerRSS1, selfRSS1)
-	t.Logf("soak: peak RSS:     relay %s, worker %s", procHWM(relay.Process.Pid), procHWM(workerCmd.Process.Pid))
+// waitTurn waits until due and for a free slot, then counts a call as
+// issued and in flight.
+func (run *soakRun) waitTurn(due time.Time) {
+	if d := time.Until(due); d > 0 {
+		time.Sleep(d)
+	}
+	select {
+	case run.slots <- struct{}{}:
+	default:
+		waitFrom := time.Now()
+		run.slots <- struct{}{}
+		run.capWait += time.Since(waitFrom)
+	}
+	if lag := time.Since(due); lag > run.maxLag {
+		run.maxLag = lag
+	}
+	run.issued.Add(1)
+	if n := run.inFlight.Add(1); n > run.peakInFlight {
+		run.peakInFlight = n
+	}
+}
 
-	// Per call: exactly one result, its own token, no error. Per token:
-	// exactly one result returned and exactly one reply event seen.
-	var failed, toolErrors, crossed, unreturned, dupResults, dupReplies, noReply int
-	var firstProblems []string
-	problem := func(format string, args ...any) {
-		if len(firstProblems) < 10 {
-			firstProblems = append(firstProblems, fmt.Sprintf(format, args...))
+// call makes call i from caller i mod soakCallers and records what it saw.
+func (r *soakRig) call(run *soakRun, i int) {
+	defer func() { <-run.slots; run.wg.Done() }()
+	c := &run.calls[i]
+	c.sent = time.Now()
+	res, err := r.todo(r.clients[i%soakCallers], soakTokenOf(i))
+	c.done = time.Now()
+	run.inFlight.Add(-1)
+	run.completed.Add(1)
+	c.err = err
+	if err != nil {
+		run.failed.Store(true)
+		return
+	}
+	c.record(res)
+}
+
+// progress logs every 5 s until done, to see a pile-up as it builds.
+func (r *soakRig) progress(run *soakRun, cpu0 cpuSnapshot, done <-chan struct{}) {
+	const every = 5 * time.Second
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	last := cpu0
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			now := readCPU(r.pids())
+			ours, others := now.sub(last).cores(every)
+			last = now
+			r.t.Logf("soak: %3.0fs issued %d completed %d in flight %d; RSS relay %s worker %s; "+
+				"CPU cores used by the soak %.2f, by other processes %.2f",
+				time.Since(run.start).Seconds(), run.issued.Load(), run.completed.Load(), run.inFlight.Load(),
+				procRSS(r.relay.Process.Pid), procRSS(r.workerCmd.Process.Pid), ours, others)
 		}
 	}
-	returned := make([]int, planned)
-	var sinceDue, sinceSent []time.Duration
-	for i := range calls[:issued.Load()] {
-		c := &calls[i]
+}
+
+// soakTally is what went wrong in a run, and the latencies of the calls
+// that got a result.
+type soakTally struct {
+	failed     int // calls with no result (lost)
+	toolErrors int // calls with a tool error
+	crossed    int // calls whose result carries not just their own token
+	unreturned int // tokens no result carried
+	dupResults int // tokens two or more results carried
+	noReply    int // tokens no reply event carried
+	dupReplies int // tokens two or more distinct reply events carried
+	strays     int // reply events with a token out of range
+	problems   []string
+	sinceDue   []time.Duration
+	sinceSent  []time.Duration
+}
+
+// problem describes one, up to the first 10.
+func (s *soakTally) problem(format string, args ...any) {
+	if len(s.problems) < 10 {
+		s.problems = append(s.problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// ok is how many calls got a result.
+func (s *soakTally) ok() int { return len(s.sinceSent) }
+
+// faults is how many things went wrong, of every kind.
+func (s *soakTally) faults() int {
+	return s.failed + s.toolErrors + s.crossed + s.unreturned + s.dupResults + s.dupReplies + s.noReply + s.strays
+}
+
+// tally checks, per call, exactly one result, its own token and no error;
+// and per token, exactly one result returned and one reply event seen.
+func (r *soakRig) tally(run *soakRun) *soakTally {
+	s := &soakTally{}
+	returned := s.checkCalls(run, r.plan)
+	s.checkTokens(returned, r.spy)
+	return s
+}
+
+// checkCalls tallies the issued calls, and counts per token the results
+// that carried it.
+func (s *soakTally) checkCalls(run *soakRun, plan soakPlan) (returned []int) {
+	returned = make([]int, plan.calls)
+	for i := range run.calls[:run.issued.Load()] {
+		c := &run.calls[i]
 		for _, tok := range c.got {
-			if n, err := strconv.Atoi(strings.TrimPrefix(tok, "soak-")); err == nil && n < planned {
+			if n, err := soakTokenIndex(tok); err == nil && n < plan.calls {
 				returned[n]++
 			}
 		}
 		switch {
 		case c.err != nil:
-			failed++
-			problem("call %d (caller %d): %v", i, i%soakCallers, c.err)
+			s.failed++
+			s.problem("call %d (caller %d): %v", i, i%soakCallers, c.err)
 			continue
 		case c.isError:
-			toolErrors++
-			problem("call %d (caller %d): tool error %q", i, i%soakCallers, c.text)
-		case len(c.got) != 1 || c.got[0] != fmt.Sprintf("soak-%07d", i):
-			crossed++
-			problem("call %d: result carries tokens %v", i, c.got)
+			s.toolErrors++
+			s.problem("call %d (caller %d): tool error %q", i, i%soakCallers, c.text)
+		case len(c.got) != 1 || c.got[0] != soakTokenOf(i):
+			s.crossed++
+			s.problem("call %d: result carries tokens %v", i, c.got)
 		}
-		sinceDue = append(sinceDue, c.done.Sub(start.Add(time.Duration(i)*interval)))
-		sinceSent = append(sinceSent, c.done.Sub(c.sent))
+		s.sinceDue = append(s.sinceDue, c.done.Sub(plan.due(run.start, i)))
+		s.sinceSent = append(s.sinceSent, c.done.Sub(c.sent))
 	}
+	return returned
+}
+
+// checkTokens tallies, per token, the results returned and the reply
+// events the spy saw.
+func (s *soakTally) checkTokens(returned []int, spy *soakSpy) {
 	spy.mu.Lock()
-	for i := range planned {
+	defer spy.mu.Unlock()
+	for i := range returned {
 		switch {
 		case returned[i] == 0:
-			unreturned++
+			s.unreturned++
 		case returned[i] > 1:
-			dupResults++
-			problem("token %d returned %d times", i, returned[i])
+			s.dupResults++
+			s.problem("token %d returned %d times", i, returned[i])
 		}
 		switch n := spy.counts[i]; {
 		case n == 0:
-			noReply++
+			s.noReply++
 		case n > 1:
-			dupReplies++
-			problem("token %d: %d distinct reply events", i, n)
+			s.dupReplies++
+			s.problem("token %d: %d distinct reply events", i, n)
 		}
 	}
-	strays := spy.strays
-	spy.mu.Unlock()
-
-	ok := len(sinceSent)
-	elapsed := end.Sub(start)
-	t.Logf("soak: issued %d of %d planned in %s (max issue lag %s, %s waiting at %d in flight); "+
-		"%d completed by the end of issuing, peak %d in flight",
-		issued.Load(), planned, issueEnd.Sub(start).Round(time.Millisecond), maxLag.Round(time.Millisecond),
-		capWait.Round(time.Millisecond), soakMaxInFlight,
-		completedAtIssueEnd, peakInFlight.Load())
-	t.Logf("soak: %d results in %s = %.0f calls/s achieved (%d planned at %d calls/s)",
-		ok, elapsed.Round(time.Millisecond), float64(ok)/elapsed.Seconds(), planned, rate)
-	t.Logf("soak: latency from due: p50 %s p99 %s max %s; from sent: p50 %s p99 %s max %s",
-		pct(sinceDue, 50), pct(sinceDue, 99), pct(sinceDue, 100), pct(sinceSent, 50), pct(sinceSent, 99), pct(sinceSent, 100))
-	t.Logf("soak: calls with no result (lost) %d, with a tool error %d, with a wrong token %d; "+
-		"tokens never returned %d, returned twice or more (duplicated) %d; "+
-		"worker reply events: tokens with none %d, with two or more %d, out of range %d",
-		failed, toolErrors, crossed, unreturned, dupResults, noReply, dupReplies, strays)
-	ours, others := used.cores(elapsed)
-	t.Logf("soak: CPU time: relay %s, worker %s, test process %s = %.2f ms per call; "+
-		"cores used on average by the soak %.2f, by other processes %.2f; load average now %s",
-		used.procs[0], used.procs[1], used.procs[2], float64(used.ours().Microseconds())/1000/float64(max(ok, 1)),
-		ours, others, loadAvg())
-	for _, p := range firstProblems {
-		t.Log("soak: " + p)
-	}
-	if int(issued.Load()) != planned || ok != planned || failed+toolErrors+crossed+unreturned+dupResults+dupReplies+noReply+strays > 0 {
-		t.Fatalf("soak: %d of %d calls got exactly their own result; see the counts above", ok-toolErrors-crossed, planned)
-	}
+	s.strays = spy.strays
 }
 
-// soakParams reads the soak's duration, rate and wrap mode.
-func soakParams(t *testing.T) (time.Duration, int, bus.WrapMode, string) {
-	dur, rate := soakDefaultDuration, soakDefaultRate
-	if v := os.Getenv("TOOLBUS_SOAK"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			t.Fatalf("TOOLBUS_SOAK=%q: want a positive duration such as 10s", v)
-		}
-		dur = d
+// reportIssuing logs how issuing went, the achieved rate and the latency.
+func (r *soakRig) reportIssuing(run *soakRun, s *soakTally) {
+	p, elapsed := r.plan, run.end.Sub(run.start)
+	r.t.Logf("soak: issued %d of %d planned in %s (max issue lag %s, %s waiting at %d in flight); "+
+		"%d completed by the end of issuing, peak %d in flight",
+		run.issued.Load(), p.calls, run.issueEnd.Sub(run.start).Round(time.Millisecond),
+		run.maxLag.Round(time.Millisecond), run.capWait.Round(time.Millisecond), soakMaxInFlight,
+		run.completedAtIssueEnd, run.peakInFlight)
+	r.t.Logf("soak: %d results in %s = %.0f calls/s achieved (%d planned at %d calls/s)",
+		s.ok(), elapsed.Round(time.Millisecond), float64(s.ok())/elapsed.Seconds(), p.calls, p.rate)
+	r.t.Logf("soak: latency from due: p50 %s p99 %s max %s; from sent: p50 %s p99 %s max %s",
+		pct(s.sinceDue, 50), pct(s.sinceDue, 99), pct(s.sinceDue, 100),
+		pct(s.sinceSent, 50), pct(s.sinceSent, 99), pct(s.sinceSent, 100))
+}
+
+// reportFindings logs what went wrong, the CPU time used, and the first
+// problems.
+func (r *soakRig) reportFindings(run *soakRun, s *soakTally, used cpuSnapshot) {
+	r.t.Logf("soak: calls with no result (lost) %d, with a tool error %d, with a wrong token %d; "+
+		"tokens never returned %d, returned twice or more (duplicated) %d; "+
+		"worker reply events: tokens with none %d, with two or more %d, out of range %d",
+		s.failed, s.toolErrors, s.crossed, s.unreturned, s.dupResults, s.noReply, s.dupReplies, s.strays)
+	ours, others := used.cores(run.end.Sub(run.start))
+	r.t.Logf("soak: CPU time: relay %s, worker %s, test process %s = %.2f ms per call; "+
+		"cores used on average by the soak %.2f, by other processes %.2f; load average now %s",
+		used.procs[0], used.procs[1], used.procs[2], float64(used.ours().Microseconds())/1000/float64(max(s.ok(), 1)),
+		ours, others, loadAvg())
+	for _, p := range s.problems {
+		r.t.Log("soak: " + p)
 	}
-	if v := os.Getenv("TOOLBUS_SOAK_RATE"); v != "" {
-		r, err := strconv.Atoi(v)
-		if err != nil || r <= 0 || r > int(time.Second) {
-			t.Fatalf("TOOLBUS_SOAK_RATE=%q: want calls per second", v)
-		}
-		rate = r
-	}
-	switch v := os.Getenv("TOOLBUS_SOAK_WRAP"); v {
-	case "", "plaintext":
-		return dur, rate, bus.WrapNone, "plaintext kind 25910"
-	case "gift":
-		return dur, rate, bus.WrapGift, "gift-wrapped kind 1059"
-	case "ephemeral":
-		return dur, rate, bus.WrapEphemeral, "gift-wrapped kind 21059"
-	default:
-		t.Fatalf("TOOLBUS_SOAK_WRAP=%q: want plaintext, gift or ephemeral", v)
-	}
-	return 0, 0, 0, ""
 }
 
 // soakSpy counts, per token, the distinct reply events the worker sent to
@@ -397,36 +556,20 @@ func (s *soakSpy) watch(ctx context.Context, conn *bus.Conn, key *signer.Local, 
 	}
 }
 
+// onEvent counts ev if it is a soak call's reply from the worker, once
+// per inner event id.
 func (s *soakSpy) onEvent(key *signer.Local, worker string, ev *nostr.Event) {
-	inner := ev
-	if bus.IsWrapKind(ev.Kind) {
-		var err error
-		if inner, err = bus.Unwrap(context.Background(), key, ev); err != nil {
-			return
-		}
-	}
-	if inner.Kind != bus.KindMessage || inner.PubKey != worker {
-		return
-	}
-	msg, err := bus.Decode(inner)
-	if err != nil {
-		return
-	}
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return
-	}
-	tok := soakToken.FindString(string(resp.Result))
+	tok, id := soakReply(key, worker, ev)
 	if tok == "" {
-		return // a warm-up call's reply
+		return
 	}
-	n, _ := strconv.Atoi(strings.TrimPrefix(tok, "soak-"))
+	n, _ := soakTokenIndex(tok)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ids[inner.ID] {
+	if s.ids[id] {
 		return // the same reply delivered again (a replay): not a second answer
 	}
-	s.ids[inner.ID] = true
+	s.ids[id] = true
 	if n >= len(s.counts) {
 		s.strays++
 		return
@@ -434,106 +577,29 @@ func (s *soakSpy) onEvent(key *signer.Local, worker string, ev *nostr.Event) {
 	s.counts[n]++
 }
 
-// procRSS is a process's resident set size (VmRSS), or "?".
-func procRSS(pid int) string { return procStatus(pid, "VmRSS:") }
-
-// procHWM is a process's peak resident set size (VmHWM), or "?".
-func procHWM(pid int) string { return procStatus(pid, "VmHWM:") }
-
-func procStatus(pid int, field string) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "?"
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, field); ok {
-			if kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err == nil {
-				return fmt.Sprintf("%.1f MB", float64(kb)/1024)
-			}
+// soakReply is the token and the inner event id of ev if ev is a reply
+// from the worker to a soak call, or "" for anything else (a warm-up
+// call's reply included).
+func soakReply(key *signer.Local, worker string, ev *nostr.Event) (tok, id string) {
+	inner := ev
+	if bus.IsWrapKind(ev.Kind) {
+		var err error
+		if inner, err = bus.Unwrap(context.Background(), key, ev); err != nil {
+			return "", ""
 		}
 	}
-	return "?"
-}
-
-// cpuSnapshot is the CPU time used so far by the relay, the worker and
-// the test process, and by the whole machine: the machine is shared, and
-// what other processes took explains a soak that falls behind.
-type cpuSnapshot struct {
-	procs   [3]time.Duration
-	machine time.Duration
-}
-
-func readCPU(pids [3]int) cpuSnapshot {
-	var s cpuSnapshot
-	for i, pid := range pids {
-		s.procs[i] = procCPU(pid)
+	if inner.Kind != bus.KindMessage || inner.PubKey != worker {
+		return "", ""
 	}
-	s.machine = machineCPU()
-	return s
-}
-
-func (s cpuSnapshot) sub(o cpuSnapshot) cpuSnapshot {
-	for i := range s.procs {
-		s.procs[i] -= o.procs[i]
-	}
-	s.machine -= o.machine
-	return s
-}
-
-func (s cpuSnapshot) ours() time.Duration { return s.procs[0] + s.procs[1] + s.procs[2] }
-
-// cores is the average number of cores the soak's processes, and all
-// others, kept busy over d.
-func (s cpuSnapshot) cores(d time.Duration) (ours, others float64) {
-	ours = s.ours().Seconds() / d.Seconds()
-	return ours, max(s.machine-s.ours(), 0).Seconds() / d.Seconds()
-}
-
-// procCPU is the user+system CPU time a process has used so far, or 0.
-func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	msg, err := bus.Decode(inner)
 	if err != nil {
-		return 0
+		return "", ""
 	}
-	// After "pid (comm) ", utime and stime are fields 12 and 13, in
-	// USER_HZ ticks (100 a second).
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if i < 0 || len(f) < 13 {
-		return 0
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return "", ""
 	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
-}
-
-// machineCPU is the busy (non-idle, non-iowait) CPU time of all cores so
-// far, from /proc/stat, or 0.
-func machineCPU() time.Duration {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0
-	}
-	var busy int64
-	for _, i := range []int{1, 2, 3, 6, 7, 8} {
-		n, _ := strconv.ParseInt(f[i], 10, 64)
-		busy += n
-	}
-	return time.Duration(busy) * 10 * time.Millisecond
-}
-
-// loadAvg is the 1, 5 and 15 minute load averages, or "?".
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "?"
+	return soakToken.FindString(string(resp.Result)), inner.ID
 }
 
 // pct is the p-th percentile of ds (p = 100: the maximum); ds is sorted in
