@@ -49,6 +49,7 @@ fuzz-targets:
 	$(GO) test -run='^$$' -fuzz='^FuzzSubIndex$$' -fuzztime=$(FUZZ_FAST) ./relay/
 	$(GO) test -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZ_ECC) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_FAST) ./bus/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeMatchesSDK$$' -fuzztime=$(FUZZ_FAST) ./bus/
 	$(GO) test -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZ_ECC) ./signer/gitsig/
 	$(GO) test -run='^$$' -fuzz='^FuzzText$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/
 	$(GO) test -run='^$$' -fuzz='^FuzzWrap$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/

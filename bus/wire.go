@@ -139,7 +139,7 @@ func Decode(ev *nostr.Event) (jsonrpc.Message, error) {
 	if firstByte(data) != '{' {
 		return nil, fmt.Errorf("%w: content is not a JSON object (batches are not supported)", ErrBadMessage)
 	}
-	msg, err := jsonrpc.DecodeMessage(data)
+	msg, err := decodeRPC(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadMessage, err)
 	}
