@@ -156,6 +156,8 @@ func TestWrapRefuses(t *testing.T) {
 	if err := client.SignEvent(context.Background(), &note); err != nil {
 		t.Fatal(err)
 	}
+	offCurve := strings.Repeat("0", 63) + "5" // x = 5 has no point on secp256k1
+	toOffCurve := wireSigned(t, client, pingRequest, offCurve)
 	for name, tc := range map[string]struct {
 		inner     *nostr.Event
 		recipient string
@@ -171,6 +173,7 @@ func TestWrapRefuses(t *testing.T) {
 		"other p":        {good, client.PublicKey(), KindGiftWrap, ErrRecipientMismatch},
 		"bad recipient":  {good, "zz", KindGiftWrap, signer.ErrInvalidPubKey},
 		"upper-case hex": {good, strings.ToUpper(server.PublicKey()), KindGiftWrap, signer.ErrInvalidPubKey},
+		"off the curve":  {toOffCurve, offCurve, KindGiftWrap, signer.ErrInvalidPubKey},
 	} {
 		if w, err := Wrap(tc.inner, tc.recipient, tc.kind); !errors.Is(err, tc.want) || w != nil {
 			t.Errorf("%s: Wrap = %v, %v; want %v", name, w, err, tc.want)

@@ -45,20 +45,29 @@ func conversationKey(k *btcec.ModNScalar, peer string) ([32]byte, error) {
 	if _, err := hex.Decode(compressed[1:], []byte(peer)); err != nil {
 		return ck, ErrInvalidPubKey
 	}
-	pub, err := btcec.ParsePubKey(compressed[:])
+	x, err := sharedX(k, &compressed)
 	if err != nil {
-		return ck, ErrInvalidPubKey
+		return ck, err
 	}
-	var point, shared btcec.JacobianPoint
-	pub.AsJacobian(&point)
-	btcec.ScalarMultNonConst(k, &point, &shared)
-	shared.ToAffine()
-	var x [32]byte
-	shared.X.PutBytesUnchecked(x[:])
 	prk, err := hkdf.Extract(sha256.New, x[:], []byte("nip44-v2"))
 	if err != nil {
 		return ck, fmt.Errorf("nip44 conversation key: %w", err)
 	}
 	copy(ck[:], prk)
 	return ck, nil
+}
+
+// IsHexKey reports whether s is spelled as a key on the wire: 64 lowercase
+// hex digits. It does not check that s is a point on the curve; the ECDH
+// and signature checks that use the key do, at no extra cost.
+func IsHexKey(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

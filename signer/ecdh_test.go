@@ -57,3 +57,20 @@ func TestConversationKeyRefusesBadKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestIsHexKey(t *testing.T) {
+	good := strings.Repeat("0a", 32)
+	for s, want := range map[string]bool{
+		good:                    true,
+		strings.ToUpper(good):   false,
+		good[:62]:               false,
+		good + "00":             false,
+		"zz" + good[2:]:         false,
+		strings.Repeat("g", 64): false,
+		strings.Repeat("f", 64): true,
+	} {
+		if got := IsHexKey(s); got != want {
+			t.Errorf("IsHexKey(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
