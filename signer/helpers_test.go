@@ -13,7 +13,7 @@ const (
 	vecHex  = "67dea2ed018072d675f5415ecfaed7d2597555e202d85b3d65ea4e58d2d92ffa"
 )
 
-func mustGenerate(t *testing.T) *Local {
+func mustGenerate(t testing.TB) *Local {
 	t.Helper()
 	l, err := Generate()
 	if err != nil {

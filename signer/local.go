@@ -3,7 +3,9 @@ package signer
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,6 +30,7 @@ import (
 type Local struct {
 	pubHex string
 	priv   *btcec.PrivateKey
+	fast   *eventKey // nil only if libsecp256k1 refused the key
 	conv   *convCache
 }
 
@@ -98,9 +101,13 @@ func newLocal(raw []byte) (*Local, error) {
 		return nil, ErrInvalidSecret
 	}
 	priv, _ := btcec.PrivKeyFromBytes(raw)
+	var sk [32]byte
+	copy(sk[:], raw)
+	defer clear(sk[:])
 	return &Local{
 		pubHex: hex.EncodeToString(schnorr.SerializePubKey(priv.PubKey())),
 		priv:   priv,
+		fast:   newEventKey(&sk),
 		conv:   &convCache{keys: make(map[string][32]byte)},
 	}, nil
 }
@@ -127,9 +134,20 @@ func (l *Local) NSec() string {
 
 // SignEvent sets ev.PubKey, ev.ID and ev.Sig.
 func (l *Local) SignEvent(_ context.Context, ev *nostr.Event) error {
-	if err := ev.Sign(l.secretHex()); err != nil {
+	if l.fast == nil {
+		return errors.New("sign event: libsecp256k1 refused the key")
+	}
+	if ev.Tags == nil {
+		ev.Tags = nostr.Tags{} // serialised as [], as go-nostr's Sign does
+	}
+	ev.PubKey = l.pubHex
+	hash := sha256.Sum256(ev.Serialize())
+	sig, err := l.fast.sign(&hash)
+	if err != nil {
 		return fmt.Errorf("sign event: %w", err)
 	}
+	ev.ID = hex.EncodeToString(hash[:])
+	ev.Sig = hex.EncodeToString(sig[:])
 	return nil
 }
 

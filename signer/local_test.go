@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/btcsuite/btcd/btcec/v2"
@@ -46,15 +47,45 @@ func pubKey(t *testing.T, l *Local) *btcec.PublicKey {
 	return pk
 }
 
+// TestSignEvent checks events signed by Local against go-nostr's id and a
+// pure-Go BIP-340 verifier, whichever signing path the build uses.
 func TestSignEvent(t *testing.T) {
-	l := mustGenerate(t)
-	ev := &nostr.Event{Kind: 1, Content: "hi", CreatedAt: 1}
-	if err := l.SignEvent(context.Background(), ev); err != nil {
+	for i := range 50 {
+		l := mustGenerate(t)
+		ev := &nostr.Event{Kind: 1, Content: fmt.Sprintf("hi %d", i), CreatedAt: 1}
+		if i%2 == 1 {
+			ev.Tags = nostr.Tags{{"p", l.PublicKey()}}
+		}
+		if err := l.SignEvent(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.PubKey != l.PublicKey() || ev.ID != ev.GetID() || ev.Tags == nil {
+			t.Fatalf("pubkey %s id %s tags %v; want %s, %s, non-nil", ev.PubKey, ev.ID, ev.Tags, l.PublicKey(), ev.GetID())
+		}
+		if ok, err := ev.CheckSignature(); !ok || err != nil {
+			t.Fatalf("go-nostr: event signature invalid: %v", err)
+		}
+		if !verifyPureGo(t, ev) {
+			t.Fatal("btcec: event signature invalid")
+		}
+	}
+}
+
+// verifyPureGo checks ev's signature with btcec, independent of the build.
+func verifyPureGo(t *testing.T, ev *nostr.Event) bool {
+	t.Helper()
+	pk, _ := hex.DecodeString(ev.PubKey)
+	sigBytes, _ := hex.DecodeString(ev.Sig)
+	id, _ := hex.DecodeString(ev.ID)
+	pub, err := schnorr.ParsePubKey(pk)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := ev.CheckSignature(); !ok || err != nil || ev.PubKey != l.PublicKey() {
-		t.Fatalf("event signature invalid: %v", err)
+	sig, err := schnorr.ParseSignature(sigBytes)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return sig.Verify(id, pub)
 }
 
 func TestEncryptDecryptRoundTrip(t *testing.T) {
@@ -114,5 +145,13 @@ func TestLocalCopy(t *testing.T) {
 	c := *l
 	if _, err := c.SignHash(context.Background(), [32]byte{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLocalHasEventKey: every Local signs through its expanded key (the
+// path TestSignEvent checks), never a fallback.
+func TestLocalHasEventKey(t *testing.T) {
+	if mustGenerate(t).fast == nil {
+		t.Fatal("Local has no expanded signing key")
 	}
 }
