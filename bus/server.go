@@ -37,6 +37,11 @@ type ServerOptions struct {
 	// Encryption says whether plaintext and/or gift-wrapped calls are served.
 	Encryption EncryptionMode
 	// Allow, when non-empty, is the fixed list of caller pubkeys (hex).
+	// It narrows the workspace, it cannot grant: when RelayPubKey is set
+	// the worker still follows the relay's membership list, and once a list
+	// has been seen a caller must be both on Allow and a current member (a
+	// removed or banned member on Allow is refused). Until a list is seen
+	// (a relay that keeps none, or no RelayPubKey), Allow alone decides.
 	// When empty, callers are the workspace members, learned from the
 	// relay's NIP-43 membership list (kind 13534 by RelayPubKey) and kept
 	// current as it changes.
@@ -44,7 +49,8 @@ type ServerOptions struct {
 	// AllowAnyone serves every caller (an open, public tool).
 	AllowAnyone bool
 	// RelayPubKey is the relay's key, whose membership list is trusted.
-	// Required when Allow is empty and AllowAnyone is false.
+	// Required when Allow is empty and AllowAnyone is false; with Allow it
+	// lets the worker refuse allowlisted callers who are no longer members.
 	RelayPubKey string
 	// QuotaPerSecond and QuotaBurst budget tools/call per caller (token
 	// bucket); zero QuotaPerSecond means no quota.
@@ -167,20 +173,25 @@ func (s *Server) Serve(ctx context.Context, conn *Conn) error {
 	return ctx.Err()
 }
 
-// filters are the worker's subscription: calls addressed to it, and the
-// relay's membership list on the same subscription, so that a revocation is
-// seen before any call sent after it.
+// filters are the worker's subscription: the relay's membership list and
+// the calls addressed to it on one subscription, so that a revocation is
+// seen before any call sent after it. The list comes first because the
+// relay sends stored events filter by filter: calls replayed from its
+// mailbox are then judged against the current list, not against none.
 func (s *Server) filters() nostr.Filters {
 	since := s.since
-	fs := nostr.Filters{{Kinds: []int{KindMessage, KindGiftWrap, KindEphemeralGiftWrap},
-		Tags: nostr.TagMap{"p": {s.self}}, Since: &since}}
-	if s.followsMembers() {
-		fs = append(fs, nostr.Filter{Kinds: []int{KindMembershipList}, Authors: []string{s.opts.RelayPubKey}})
+	calls := nostr.Filter{Kinds: []int{KindMessage, KindGiftWrap, KindEphemeralGiftWrap},
+		Tags: nostr.TagMap{"p": {s.self}}, Since: &since}
+	if !s.followsMembers() {
+		return nostr.Filters{calls}
 	}
-	return fs
+	return nostr.Filters{{Kinds: []int{KindMembershipList}, Authors: []string{s.opts.RelayPubKey}}, calls}
 }
 
-func (s *Server) followsMembers() bool { return len(s.opts.Allow) == 0 && !s.opts.AllowAnyone }
+// followsMembers: every worker that is not open to anyone and knows the
+// relay's key follows its membership list, with or without an allowlist,
+// so that removing a member reaches workers that list them.
+func (s *Server) followsMembers() bool { return !s.opts.AllowAnyone && s.opts.RelayPubKey != "" }
 
 // onEvent runs on the connection's single delivery goroutine, in relay
 // order. Membership updates apply at once; calls take a snapshot of the
@@ -206,13 +217,16 @@ func (s *Server) onEvent(ev *nostr.Event) {
 	}()
 }
 
-// allowed decides whether caller may use this worker.
+// allowed decides whether caller may use this worker, against the
+// membership snap taken when the call arrived (nil: no list seen yet).
 func (s *Server) allowed(caller string, snap *memberSet) bool {
 	switch {
 	case s.opts.AllowAnyone:
 		return true
 	case len(s.allow) > 0:
-		return s.allow[caller]
+		// The allowlist narrows the members; only a relay that has never
+		// shown a list leaves the decision to the allowlist alone.
+		return s.allow[caller] && (snap == nil || snap.has(caller))
 	default:
 		return snap.has(caller) // nil snapshot (no list yet) allows nobody
 	}

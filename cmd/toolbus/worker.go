@@ -35,7 +35,7 @@ func (f *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.keyFile, "key-file", "", "the worker's key file (default: NOSTR_PRIVATE_KEY, then "+defaultKeyFile()+")")
 	fs.StringVar(&f.workdir, "workdir", ".", "working directory the tools act on")
 	fs.StringVar(&f.name, "name", "", "worker name in announcements (default: the directory name)")
-	fs.StringVar(&f.allow, "allow", "", "comma-separated caller pubkeys (npub or hex); default: the workspace members")
+	fs.StringVar(&f.allow, "allow", "", "comma-separated caller pubkeys (npub or hex), each also required to be a current workspace member when the relay keeps a membership list; default: the workspace members")
 	fs.BoolVar(&f.allowAnyone, "allow-anyone", false, "serve every caller (dangerous: the shell tool runs commands)")
 	fs.BoolVar(&f.confine, "confine", true, "keep file tools inside the working directory")
 	fs.StringVar(&f.encryption, "encryption", "optional", "optional, required or disabled")
@@ -142,12 +142,17 @@ func (f workerFlags) serverOptions(ctx context.Context, logger *slog.Logger) (*b
 		}
 		o.Allow = append(o.Allow, pk)
 	}
-	if len(o.Allow) == 0 && !o.AllowAnyone {
-		pk, err := bus.RelayPubKey(ctx, f.relay)
-		if err != nil {
-			return nil, fmt.Errorf("learning the workspace members: %w", err)
-		}
-		o.RelayPubKey = pk
+	if o.AllowAnyone {
+		return o, nil
+	}
+	pk, err := bus.RelayPubKey(ctx, f.relay)
+	switch {
+	case err == nil:
+		o.RelayPubKey = pk // with --allow too: removing a member must reach workers that list them
+	case len(o.Allow) == 0:
+		return nil, fmt.Errorf("learning the workspace members: %w", err)
+	default:
+		logger.Warn("relay key unknown: the --allow list alone decides, removed members are not refused", "err", err)
 	}
 	return o, nil
 }
