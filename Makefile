@@ -45,14 +45,15 @@ fuzz:
 	$(MAKE) fuzz-targets FUZZ_FAST=$(FUZZTIME) FUZZ_ECC=$(FUZZTIME)
 
 fuzz-targets:
-	$(GO) test -run='^$$' -fuzz='^FuzzParseAuthorization$$' -fuzztime=$(FUZZ_FAST) ./nip98/
-	$(GO) test -run='^$$' -fuzz='^FuzzSubIndex$$' -fuzztime=$(FUZZ_FAST) ./relay/
-	$(GO) test -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZ_ECC) ./bus/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_FAST) ./bus/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeMatchesSDK$$' -fuzztime=$(FUZZ_FAST) ./bus/
-	$(GO) test -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZ_ECC) ./signer/gitsig/
-	$(GO) test -run='^$$' -fuzz='^FuzzText$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/
-	$(GO) test -run='^$$' -fuzz='^FuzzWrap$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzParseAuthorization$$' -fuzztime=$(FUZZ_FAST) ./nip98/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzSubIndex$$' -fuzztime=$(FUZZ_FAST) ./relay/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzReqFilter$$' -fuzztime=$(FUZZ_ECC) ./relay/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzUnwrap$$' -fuzztime=$(FUZZ_ECC) ./bus/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_FAST) ./bus/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzDecodeMatchesSDK$$' -fuzztime=$(FUZZ_FAST) ./bus/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzVerify$$' -fuzztime=$(FUZZ_ECC) ./signer/gitsig/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzText$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/
+	$(GO) test $(GOTAGS) -run='^$$' -fuzz='^FuzzWrap$$' -fuzztime=$(FUZZ_FAST) ./mcpadapter/sanitize/
 
 # Benchmarks against a bare khatru relay measured in the same run.
 bench:

@@ -30,6 +30,10 @@ func DialRaw(t testing.TB, url string) *RawConn {
 	return &RawConn{t: t, ws: ws}
 }
 
+// For returns the same connection reporting failures to t: a fuzz target
+// dials once in its *testing.F and reads in each input's *testing.T.
+func (c *RawConn) For(t testing.TB) *RawConn { return &RawConn{t: t, ws: c.ws} }
+
 // Send writes one text message.
 func (c *RawConn) Send(msg []byte) {
 	c.t.Helper()
