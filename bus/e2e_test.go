@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -143,17 +144,29 @@ func TestQuota(t *testing.T) {
 	}
 }
 
+// TestWorkerKilledMidCall: the tool would finish well within the deadline,
+// but the worker dies once the call is running (at its first progress
+// report), so the caller gets no result and a classified failure at its
+// deadline rather than a hang.
 func TestWorkerKilledMidCall(t *testing.T) {
 	f := newBusFixture(t, nil)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		f.cancel() // the worker stops serving and closes its sessions
-		f.worker.conn.Close()
-	}()
-	ctx, cancel := context.WithTimeout(testCtx(t), 2*time.Second)
+	killed := make(chan struct{})
+	var once sync.Once
+	kill := func(*mcp.ProgressNotificationParams) {
+		once.Do(func() {
+			f.cancel() // the worker stops serving and closes its sessions
+			f.worker.conn.Close()
+			close(killed)
+		})
+	}
+	ctx, cancel := context.WithTimeout(testCtx(t), 3*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := f.client.CallTool(ctx, f.worker.PublicKey(), "slow", map[string]any{"steps": 100, "ms": 50})
+	res, err := f.client.CallTool(ctx, f.worker.PublicKey(), "slow", map[string]any{"steps": 4, "ms": 100}, WithProgress(kill))
+	waitClosed(t, "the worker to be killed", killed)
+	if err == nil {
+		t.Fatalf("call to a killed worker succeeded: %+v", res)
+	}
 	if c := CodeOf(err); c != CodeTimeout && c != CodeUnavailable {
 		t.Fatalf("want timeout or unavailable, got %v", err)
 	}
