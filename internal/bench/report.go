@@ -99,7 +99,9 @@ type goal struct {
 // publisher and ≥ 10,000 with 16; publish→subscriber p50 ≤ 1 ms stored and
 // ≤ 0.6 ms ephemeral, tails within 10% of bare khatru (issue 2); fan-out ≥
 // 50,000 deliveries/s; 50,000 idle subscriptions cost ≤ 1.5× the p50 of
-// none; ≤ 200 MB with 1,000 connections and 10,000 subscriptions. Bus
+// none; a stuck subscriber adds ≤ 5 ms to the healthy ones' p99 and to the
+// publisher's OK (checked on the whole p99, which bounds what it adds);
+// ≤ 200 MB with 1,000 connections and 10,000 subscriptions. Bus
 // (issue 3): round trip ≤ 1.3× the raw publish/subscribe floor, ≥ 2,500
 // calls/s from 16 callers. Tools (issue 4): an idle worker ≤ 30 MB. MCP
 // (issue 5): the adapter adds ≤ 1.5 ms p50. Git (issue 6): clone through
@@ -113,6 +115,8 @@ var goals = map[string]goal{
 	"e2e_ephemeral_p99":        {maxRatio: 1.1},
 	"fanout_100":               {minToolbus: 50000},
 	"idle_50k_vs_0_p50":        {maxToolbus: 1.5},
+	"stuck_sub_p99":            {maxToolbus: 5},
+	"stuck_ok_p99":             {maxToolbus: 5},
 	"rss_idle_mb":              {maxToolbus: 50},
 	"rss_1k_conns_mb":          {maxToolbus: 150},
 	"rss_1k_conns_10k_subs_mb": {maxToolbus: 200},
