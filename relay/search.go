@@ -18,7 +18,8 @@ import (
 // "search" field is answered from the index, ranked by relevance (best
 // first), with the filter's other conditions (#h channel, authors, kinds,
 // since/until) and the reader's visibility applied to every hit: a reader
-// never learns of a message they may not read. Paging is by `until`.
+// never learns of a message they may not read. Paging is by the `offset:N`
+// extension in the search string (see searchQuery), not by `until`.
 
 // searchableKinds are indexed: the workspace's conversation — channel
 // messages (9, and the NIP-29 thread kinds 10-12), comments (1111) and
@@ -26,8 +27,16 @@ import (
 // workspace talks in channels, and indexing costs every write.
 var searchableKinds = []int{9, 10, 11, 12, 1111, 30023}
 
-// maxSearchHits bounds the hits one search ranks (before visibility).
-const maxSearchHits = 150
+// minSearchHits is how many hits a search ranks at least (before
+// visibility), so that hidden hits rarely leave a page short.
+const minSearchHits = 150
+
+// rankDepth is how many hits to rank for a page: the skipped ones plus
+// room for the page after visibility drops some, within a bound, because
+// every ranked hit is loaded from the store.
+func rankDepth(offset, limit int) int {
+	return max(minSearchHits, offset+min(4*limit, 1000))
+}
 
 func (s *Server) openSearch(ctx context.Context) error {
 	path := filepath.Join(s.cfg.DataDir, "search")
@@ -113,7 +122,11 @@ func (s *Server) runIndexer() {
 func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, emit func(*nostr.Event) bool) {
 	// Rank widely, then filter: the rest of the filter and visibility drop
 	// hits, and the reader should still get up to f.Limit.
-	ids, err := s.search.search(ctx, f, maxSearchHits)
+	q := parseSearch(f.Search)
+	if q.words == "" {
+		return
+	}
+	ids, err := s.search.search(ctx, f, q.words, rankDepth(q.offset, f.Limit))
 	if err != nil || len(ids) == 0 {
 		if err != nil {
 			s.log.Warn("search failed", "err", err)
@@ -125,10 +138,14 @@ func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, e
 		byID[ev.ID] = ev
 		return true
 	})
-	sent := 0
+	sent, skip := 0, q.offset
 	for _, id := range ids {
 		ev := byID[id]
 		if ev == nil || !f.Matches(ev) || !s.visibleTo(pk, f, ev) {
+			continue
+		}
+		if skip > 0 {
+			skip--
 			continue
 		}
 		if sent >= f.Limit || !emit(ev) {
@@ -143,7 +160,7 @@ func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, e
 // (case-insensitively). Ranking does not apply to live events.
 func matchesSearch(query, content string) bool {
 	content = strings.ToLower(content)
-	for _, term := range strings.Fields(strings.ToLower(query)) {
+	for _, term := range strings.Fields(strings.ToLower(parseSearch(query).words)) {
 		if !strings.Contains(content, term) {
 			return false
 		}

@@ -59,15 +59,15 @@ func (x *searchIndex) apply(jobs []indexJob) error {
 	return x.w.Batch(b)
 }
 
-// search returns the ids of the n best matches of f.Search, narrowed by
-// f's kinds, channels (#h) and time range, best first.
-func (x *searchIndex) search(ctx context.Context, f *nostr.Filter, n int) ([]string, error) {
+// search returns the ids of the n best matches of words, narrowed by f's
+// kinds, channels (#h) and time range, best first.
+func (x *searchIndex) search(ctx context.Context, f *nostr.Filter, words string, n int) ([]string, error) {
 	r, err := x.w.Reader()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	q := bluge.NewBooleanQuery().AddMust(bluge.NewMatchQuery(f.Search).SetField(fieldContent))
+	q := bluge.NewBooleanQuery().AddMust(bluge.NewMatchQuery(words).SetField(fieldContent))
 	if len(f.Kinds) > 0 {
 		q.AddMust(anyTerm(fieldKind, kindStrings(f.Kinds)))
 	}
