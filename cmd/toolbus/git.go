@@ -66,6 +66,7 @@ func newGitBridge(srv *relay.Server, cfg config.Config, logger *slog.Logger) (*g
 		Announcement:         announcementLookup(srv),
 		Signer:               srv.Signer(),
 		Publish:              srv.PublishInternal,
+		OnPush:               pushMessenger(srv, logger),
 		ProtectedBranches:    cfg.Git.ProtectedBranches,
 		RequireSignedCommits: cfg.Git.RequireSignedCommits,
 		VerifySignature:      verifyGitSignature,
@@ -86,6 +87,43 @@ func announcementLookup(srv *relay.Server) func(context.Context, string, string)
 		}
 		return gitbridge.ParseAnnouncement(evs[0], owner, repo)
 	}
+}
+
+// pushMessenger posts, after each accepted push to a repository whose
+// announcement binds it to a channel, the relay-signed kind-9 message of
+// [gitbridge.Push.ChannelMessage] into that channel, through the relay's
+// store and broadcast like any stored event (subscribers and triggers see
+// it; channel visibility applies on delivery). The binding is the owner's:
+// the message is posted only while the owner is a member of the channel, by
+// the relay's published member list (39002), so nobody can push text into
+// a channel they are not in by naming it in an announcement.
+func pushMessenger(srv *relay.Server, logger *slog.Logger) func(context.Context, gitbridge.Push) {
+	return func(ctx context.Context, p gitbridge.Push) {
+		ev := p.ChannelMessage()
+		if ev == nil {
+			return
+		}
+		if !channelMember(ctx, srv, p.Channel, p.Owner) {
+			logger.Warn("git: repository bound to a channel its owner is not a member of; no push message",
+				"owner", p.Owner, "repo", p.Repo, "channel", p.Channel)
+			return
+		}
+		if err := srv.Signer().SignEvent(ctx, ev); err != nil {
+			logger.Error("git: sign push message", "repo", p.Repo, "err", err)
+			return
+		}
+		if err := srv.PublishInternal(ctx, ev); err != nil {
+			logger.Error("git: post push message", "repo", p.Repo, "channel", p.Channel, "err", err)
+		}
+	}
+}
+
+// channelMember reports whether pk is in the channel's relay-signed member
+// list (kind 39002, d = channel), which exists exactly while the channel does.
+func channelMember(ctx context.Context, srv *relay.Server, channel, pk string) bool {
+	evs := srv.QueryStored(ctx, nostr.Filter{Kinds: []int{39002}, Authors: []string{srv.PublicKey()},
+		Tags: nostr.TagMap{"d": {channel}}, Limit: 1})
+	return len(evs) == 1 && evs[0].Tags.FindWithValue("p", pk) != nil
 }
 
 func verifyGitSignature(payload, sig []byte) (string, error) {
