@@ -35,7 +35,18 @@ func token(t *testing.T, key *signer.Local, u string, at time.Time, kind int) st
 // get sends GET path with an optional Authorization header value.
 func (h *harness) get(path, auth string) (*http.Response, string) {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, h.srv.URL+path, nil)
+	return h.do(http.MethodGet, path, auth)
+}
+
+// do sends method path (with a flush-packet body for POST) and an optional
+// Authorization header value.
+func (h *harness) do(method, path, auth string) (*http.Response, string) {
+	h.t.Helper()
+	var reqBody io.Reader
+	if method == http.MethodPost {
+		reqBody = strings.NewReader("0000")
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, reqBody)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -98,35 +109,69 @@ func TestTokens(t *testing.T) {
 }
 
 // Every malformed or escaping repository path is a 404, before and whatever
-// the credentials; nothing is created on disk.
+// the credentials; nothing is created on disk. Bad names are tried on every
+// real endpoint (both advertisements, both POSTs) with the owner's valid
+// token for exactly that root URL, which would create the repository if the
+// name were not checked; malformed paths are tried as they come.
 func TestBadRepoNames(t *testing.T) {
 	h := newHarness(t, nil)
 	h.seed(h.owner, "app")
 	npub := h.owner.NPub()
+	// Repository segments that reach the name check: no percent-encoding,
+	// no slash, ending in ".git".
+	badRepos := []string{
+		".git",        // empty name
+		"..git",       // "."
+		"...git",      // ".."
+		"a..b.git",    // ".." inside
+		".app.git",    // dot-file
+		"app.git.git", // ".git" suffix
+		"app.GIT.git", // ".git" suffix, any case
+		"-u.git",      // an option to git
+		"--upload-pack=x.git",
+		"_x.git",
+		"a:b.git",
+		"a=b.git",
+		"a~1.git",
+		strings.Repeat("a", gitbridge.MaxRepoNameLen+1) + ".git",
+	}
+	endpoints := []struct{ method, tail string }{
+		{http.MethodGet, "/info/refs?service=git-upload-pack"},
+		{http.MethodGet, "/info/refs?service=git-receive-pack"},
+		{http.MethodPost, "/git-upload-pack"},
+		{http.MethodPost, "/git-receive-pack"},
+	}
+	for _, repo := range badRepos {
+		root := "/git/" + npub + "/" + repo
+		tok := token(t, h.owner, h.srv.URL+root, time.Now(), 27235)
+		for _, ep := range endpoints {
+			for _, auth := range []string{"", "Nostr " + tok, basic(tok)} {
+				if res, body := h.do(ep.method, root+ep.tail, auth); res.StatusCode != http.StatusNotFound {
+					t.Errorf("%s %q (auth %.5s): status %d %q, want 404", ep.method, root+ep.tail, auth, res.StatusCode, body)
+				}
+			}
+		}
+	}
+	// Paths that are malformed before the name is looked at.
 	paths := []string{
-		"/git/" + npub + "/../app.git/info/refs",
-		"/git/" + npub + "/..git/info/refs",
-		"/git/" + npub + "/%2e%2e.git/info/refs",
-		"/git/" + npub + "/%2E%2E/app.git/info/refs",
-		"/git/" + npub + "/.git/info/refs",
-		"/git/" + npub + "/.app.git/info/refs",
-		"/git/" + npub + "/app.git.git/info/refs",
-		"/git/" + npub + "/app/info/refs",
-		"/git/" + npub + "//etc/passwd.git/info/refs",
-		"/git/" + npub + "/a%2fb.git/info/refs",
-		"/git/" + npub + "/a%00b.git/info/refs",
-		"/git/" + npub + "/a%0ab.git/info/refs",
-		"/git/" + npub + "/-u.git/info/refs",
-		"/git/" + npub + "/a b.git/info/refs",
-		"/git/" + npub + "/" + strings.Repeat("a", 101) + ".git/info/refs",
-		"/git/" + npub + "/app.git/../app.git/info/refs",
+		"/git/" + npub + "/../app.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/%2e%2e.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/%2E%2E/app.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/app/info/refs?service=git-receive-pack",
+		"/git/" + npub + "//etc/passwd.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/a%2fb.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/a%00b.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/a%0ab.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/a b.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/é.git/info/refs?service=git-receive-pack",
+		"/git/" + npub + "/app.git/../app.git/info/refs?service=git-receive-pack",
 		"/git/" + npub + "/app.git/objects/info/packs",
 		"/git/" + npub + "/app.git/HEAD",
 		"/git/" + npub + "/app.git/info/refs",
 		"/git/" + npub + "/app.git/info/refs?service=git-foo",
-		"/git/..%2f/app.git/info/refs",
-		"/git/npub1xyz/app.git/info/refs",
-		"/git/" + strings.ToUpper(npub) + "x/app.git/info/refs",
+		"/git/..%2f/app.git/info/refs?service=git-receive-pack",
+		"/git/npub1xyz/app.git/info/refs?service=git-receive-pack",
+		"/git/" + strings.ToUpper(npub) + "x/app.git/info/refs?service=git-receive-pack",
 		"/git/" + npub + "/app.git/info/refs%3fservice=git-upload-pack",
 	}
 	for _, p := range paths {
@@ -139,7 +184,11 @@ func TestBadRepoNames(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Join(h.data, "git", h.owner.PublicKey()))
 	if len(entries) != 1 {
-		t.Errorf("owner dir holds %d entries, want only app.git", len(entries))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("owner dir holds %q, want only app.git", names)
 	}
 }
 
