@@ -14,8 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// imageFetchTimeout bounds a whole download, body included.
-const imageFetchTimeout = 10 * time.Second
+// imageFetchTimeout bounds a whole download, body included. It is a
+// variable only so that tests can shorten it: fetchImage reads it per call
+// (imageClient's own timeouts keep the value from start-up as a backstop).
+var imageFetchTimeout = 10 * time.Second
 
 // imageClient fetches images. Redirects may not change the scheme to
 // anything but http(s), and link-local addresses (cloud metadata services
@@ -83,10 +85,13 @@ func fetchImage(ctx context.Context, url string) ([]byte, *mcp.CallToolResult) {
 		return nil, invalidf("bad URL %s: %v", url, err)
 	}
 	req.Header.Set("Accept", "image/png, image/jpeg, image/gif, image/webp, image/bmp")
+	timedOut := func() *mcp.CallToolResult {
+		return toolError(codeInternal, fmt.Sprintf("fetching %s took over %s", url, imageFetchTimeout))
+	}
 	resp, err := imageClient.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, toolError(codeInternal, fmt.Sprintf("fetching %s took over %s", url, imageFetchTimeout))
+			return nil, timedOut()
 		}
 		return nil, toolError(codeInternal, fmt.Sprintf("fetching %s: %v", url, err))
 	}
@@ -100,5 +105,9 @@ func fetchImage(ctx context.Context, url string) ([]byte, *mcp.CallToolResult) {
 		return nil, invalidf("%s is %d bytes (%s), over the %s limit for images",
 			url, resp.ContentLength, sizeText(resp.ContentLength), sizeText(maxImageSourceBytes))
 	}
-	return readCapped(resp.Body, url)
+	data, res := readCapped(resp.Body, url)
+	if res != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, timedOut() // the body stalled
+	}
+	return data, res
 }
