@@ -176,3 +176,25 @@ func TestShellCancelKillsGroup(t *testing.T) {
 		t.Fatalf("after a cancellation: %+v", out)
 	}
 }
+
+// TestShellTimeoutSendsSIGTERMFirst: on timeout the group gets SIGTERM
+// and a grace period before SIGKILL, so a command can clean up. The
+// TERM trap's marker file exists only if SIGTERM came first (a SIGKILL
+// cannot be trapped).
+func TestShellTimeoutSendsSIGTERMFirst(t *testing.T) {
+	if killGrace != 200*time.Millisecond {
+		t.Fatalf("killGrace = %v, want 200ms between SIGTERM and SIGKILL", killGrace)
+	}
+	e := shellEnvForTest(t)
+	cs := connectShell(t, e)
+	marker := filepath.Join(e.Workdir, "term.marker")
+	cmd := fmt.Sprintf("trap 'echo term > %s; exit 0' TERM; echo started; sleep 30", marker)
+	_, out := callShell(t, cs, map[string]any{"command": cmd, "timeout": 500})
+	if !out.TimedOut || out.ExitCode != 124 || out.Stdout != "started\n" {
+		t.Fatalf("got %+v", out)
+	}
+	b, err := os.ReadFile(marker)
+	if err != nil || string(b) != "term\n" {
+		t.Fatalf("the TERM trap did not run (was SIGKILL sent first?): %q, %v", b, err)
+	}
+}
