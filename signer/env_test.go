@@ -138,3 +138,82 @@ func TestLoadDoesNotFallBack(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// NIP-GS key loading: NOSTR_PRIVATE_KEY, then BUZZ_PRIVATE_KEY (also when
+// NOSTR_PRIVATE_KEY is blank); both leave the environment either way.
+func TestBuzzEnvIsSecondSource(t *testing.T) {
+	other := mustGenerate(t)
+	cases := []struct {
+		name        string
+		nostr, buzz *string
+		want        string
+	}{
+		{"buzz only", nil, ptr(vecNsec), vecHex},
+		{"blank nostr", ptr("  "), ptr(vecHex), vecHex},
+		{"nostr first", ptr(other.secretHex()), ptr(vecHex), other.secretHex()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resetEnvStash(t)
+			for name, v := range map[string]*string{EnvVar: c.nostr, BuzzEnvVar: c.buzz} {
+				if v != nil {
+					t.Setenv(name, *v)
+				}
+			}
+			l, src, err := Load(LoadOptions{})
+			if err != nil || src != SourceEnv || l.secretHex() != c.want {
+				t.Fatalf("Load = (%v, %q, %v), want the key from the environment", l, src, err)
+			}
+			for _, name := range []string{EnvVar, BuzzEnvVar} {
+				if _, ok := os.LookupEnv(name); ok {
+					t.Errorf("%s still in the environment after Load", name)
+				}
+			}
+		})
+	}
+
+	// A NOSTR_PRIVATE_KEY that arrives after a stashed BUZZ_PRIVATE_KEY
+	// still wins; a broken BUZZ_PRIVATE_KEY is an error, not a fallback to
+	// the key file.
+	resetEnvStash(t)
+	t.Setenv(BuzzEnvVar, vecHex)
+	TakeEnv()
+	t.Setenv(EnvVar, other.secretHex())
+	if l, _, err := Load(LoadOptions{}); err != nil || l.secretHex() != other.secretHex() {
+		t.Fatalf("NOSTR_PRIVATE_KEY after BUZZ_PRIVATE_KEY: %v, %v", l, err)
+	}
+	resetEnvStash(t)
+	t.Setenv(BuzzEnvVar, "nsec1broken")
+	cfg := writeKeyFileT(t, other)
+	if _, _, err := Load(LoadOptions{ConfigKeyFile: cfg}); !errors.Is(err, ErrInvalidSecret) {
+		t.Fatalf("broken BUZZ_PRIVATE_KEY: err = %v, want ErrInvalidSecret", err)
+	}
+}
+
+func TestChildDoesNotInheritBuzzKey(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	resetEnvStash(t)
+	t.Setenv(BuzzEnvVar, vecHex)
+	TakeEnv()
+	out, err := exec.Command(sh, "-c", "env").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), BuzzEnvVar) || strings.Contains(string(out), vecHex) {
+		t.Errorf("child environment contains the key")
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func writeKeyFileT(t *testing.T, l *Local) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "k")
+	if err := WriteKeyFile(path, l); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -13,10 +13,11 @@ import (
 )
 
 // KeyFileConfig is the git config key naming the key file used when
-// NOSTR_PRIVATE_KEY is not set.
+// neither NOSTR_PRIVATE_KEY nor BUZZ_PRIVATE_KEY is set.
 const KeyFileConfig = "nostr.keyfile"
 
-// loadKey returns the key to sign with: NOSTR_PRIVATE_KEY if set, else the
+// loadKey returns the key to sign with: NOSTR_PRIVATE_KEY if set, else
+// BUZZ_PRIVATE_KEY (the NIP-GS order, see signer.BuzzEnvVar), else the
 // file named by `git config nostr.keyfile` (read in the helper's working
 // directory, which git sets to the repository, so a per-repository key
 // works). The file must be mode 0600 or stricter.
