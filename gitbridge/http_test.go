@@ -108,6 +108,48 @@ func TestTokens(t *testing.T) {
 	}
 }
 
+// The u tag is checked against PublicURL, never against the request's Host
+// or forwarded headers: a token for http://evil.example/… is refused even
+// when Host and X-Forwarded-Host say evil.example, and a token for the
+// public URL still works whatever those headers say.
+func TestTokenURLIgnoresHostHeaders(t *testing.T) {
+	h := newHarness(t, nil)
+	h.seed(h.owner, "app")
+	root := "/git/" + h.owner.NPub() + "/app.git"
+	send := func(tail, auth string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, h.srv.URL+root+tail, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "evil.example"
+		req.Header.Set("X-Forwarded-Host", "evil.example")
+		req.Header.Set("X-Forwarded-Proto", "http")
+		req.Header.Set("Forwarded", "host=evil.example;proto=http")
+		req.Header.Set("Authorization", auth)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	now := time.Now()
+	for _, tail := range []string{"/info/refs?service=git-upload-pack", "/info/refs?service=git-receive-pack"} {
+		evil := token(t, h.owner, "http://evil.example"+root, now, 27235)
+		for _, auth := range []string{"Nostr " + evil, basic(evil)} {
+			if code := send(tail, auth); code != http.StatusUnauthorized {
+				t.Errorf("%s with a token for evil.example (%.6s): status %d, want 401", tail, auth, code)
+			}
+		}
+		good := token(t, h.owner, h.url(h.owner, "app"), now, 27235)
+		if code := send(tail, "Nostr "+good); code != http.StatusOK {
+			t.Errorf("%s with a token for the public URL: status %d, want 200", tail, code)
+		}
+	}
+}
+
 // Every malformed or escaping repository path is a 404, before and whatever
 // the credentials; nothing is created on disk. Bad names are tried on every
 // real endpoint (both advertisements, both POSTs) with the owner's valid
