@@ -1,7 +1,7 @@
 // Package gitbridge hosts git repositories over smart HTTP, authenticated
 // with NIP-98 and authorised by workspace membership and NIP-34
-// announcements. spec/GIT.md is the public contract; this comment records
-// the decisions behind the code.
+// announcements. spec/PROTOCOL.md §9 is the public contract; this comment
+// records the decisions behind the code.
 //
 // # Layout
 //
@@ -37,4 +37,12 @@
 // the pre-receive and post-receive hooks are two-line shell scripts that
 // exec the toolbus binary, which calls back into the Bridge over loopback
 // HTTP with a per-push random token taken from its environment.
+//
+// # After a push
+//
+// Once receive-pack has exited, a push that changed refs publishes the
+// relay-signed kind-30618 state (Options.Publish) and then calls
+// Options.OnPush, before the HTTP response ends. The relay process uses
+// OnPush to post [Push.ChannelMessage] into the channel the announcement
+// binds (its "h" tag); the bridge itself knows nothing of channels.
 package gitbridge

@@ -15,7 +15,8 @@
 //     tells git 2.41+ credential caches to drop it when it expires.
 //
 // The method tag is "GET": git reuses the credential for the POST that
-// follows, and the bridge does not check the method (see spec/GIT.md).
+// follows, and the bridge does not check the method (see spec/PROTOCOL.md
+// §9.2).
 // store and erase are no-ops: a token is good for 60 seconds, so there is
 // nothing worth keeping. On failure nothing is written to stdout, so git
 // moves on to its next helper or prompt; the reason goes to stderr.
