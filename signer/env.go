@@ -12,8 +12,8 @@ const EnvVar = "NOSTR_PRIVATE_KEY"
 // BuzzEnvVar is the second environment variable a secret key may be passed
 // in, used only when EnvVar is unset or blank: NIP-GS (block/buzz) has
 // git-sign-nostr read NOSTR_PRIVATE_KEY, then BUZZ_PRIVATE_KEY, then the
-// nostr.keyfile git config. Load treats both as the one environment source
-// (SourceEnv), so its messages name EnvVar for either.
+// nostr.keyfile git config. Load names whichever it used (SourceEnv or
+// SourceBuzzEnv) in its result and errors.
 const BuzzEnvVar = "BUZZ_PRIVATE_KEY"
 
 // envStash holds the value TakeEnv moved out of the environment.
@@ -59,10 +59,15 @@ func TakeEnv() {
 	}
 }
 
-// stashedEnv returns the stashed value. Empty or blank counts as unset,
-// matching the shell habit of `export NOSTR_PRIVATE_KEY=` to clear it.
-func stashedEnv() (string, bool) {
+// stashedEnv returns the stashed value and the variable it came from.
+// Empty or blank counts as unset, matching the shell habit of
+// `export NOSTR_PRIVATE_KEY=` to clear it.
+func stashedEnv() (value, name string, ok bool) {
 	envStash.mu.Lock()
 	defer envStash.mu.Unlock()
-	return envStash.value, strings.TrimSpace(envStash.value) != ""
+	name = EnvVar
+	if envStash.fromBuzz {
+		name = BuzzEnvVar
+	}
+	return envStash.value, name, strings.TrimSpace(envStash.value) != ""
 }

@@ -17,7 +17,7 @@ func TestTakeEnvUnsets(t *testing.T) {
 		t.Fatalf("%s still in the environment after TakeEnv", EnvVar)
 	}
 	TakeEnv() // idempotent: the stash survives a second call
-	if v, ok := stashedEnv(); !ok || v != vecHex {
+	if v, _, ok := stashedEnv(); !ok || v != vecHex {
 		t.Fatal("TakeEnv did not stash the value")
 	}
 	l, src, err := Load(LoadOptions{})
@@ -147,10 +147,11 @@ func TestBuzzEnvIsSecondSource(t *testing.T) {
 		name        string
 		nostr, buzz *string
 		want        string
+		src         Source
 	}{
-		{"buzz only", nil, ptr(vecNsec), vecHex},
-		{"blank nostr", ptr("  "), ptr(vecHex), vecHex},
-		{"nostr first", ptr(other.secretHex()), ptr(vecHex), other.secretHex()},
+		{"buzz only", nil, ptr(vecNsec), vecHex, SourceBuzzEnv},
+		{"blank nostr", ptr("  "), ptr(vecHex), vecHex, SourceBuzzEnv},
+		{"nostr first", ptr(other.secretHex()), ptr(vecHex), other.secretHex(), SourceEnv},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,8 +162,8 @@ func TestBuzzEnvIsSecondSource(t *testing.T) {
 				}
 			}
 			l, src, err := Load(LoadOptions{})
-			if err != nil || src != SourceEnv || l.secretHex() != c.want {
-				t.Fatalf("Load = (%v, %q, %v), want the key from the environment", l, src, err)
+			if err != nil || src != c.src || l.secretHex() != c.want {
+				t.Fatalf("Load = (%v, %q, %v), want the key from %s", l, src, err, c.src)
 			}
 			for _, name := range []string{EnvVar, BuzzEnvVar} {
 				if _, ok := os.LookupEnv(name); ok {
@@ -185,8 +186,9 @@ func TestBuzzEnvIsSecondSource(t *testing.T) {
 	resetEnvStash(t)
 	t.Setenv(BuzzEnvVar, "nsec1broken")
 	cfg := writeKeyFileT(t, other)
-	if _, _, err := Load(LoadOptions{ConfigKeyFile: cfg}); !errors.Is(err, ErrInvalidSecret) {
-		t.Fatalf("broken BUZZ_PRIVATE_KEY: err = %v, want ErrInvalidSecret", err)
+	_, src, err := Load(LoadOptions{ConfigKeyFile: cfg})
+	if !errors.Is(err, ErrInvalidSecret) || src != SourceBuzzEnv || !strings.HasPrefix(err.Error(), BuzzEnvVar+":") {
+		t.Fatalf("broken BUZZ_PRIVATE_KEY: src %q, err = %v; want ErrInvalidSecret naming %s", src, err, BuzzEnvVar)
 	}
 }
 

@@ -10,6 +10,9 @@ type Source string
 // SourceEnv is the Source of a key taken from NOSTR_PRIVATE_KEY.
 const SourceEnv = Source(EnvVar)
 
+// SourceBuzzEnv is the Source of a key taken from BUZZ_PRIVATE_KEY.
+const SourceBuzzEnv = Source(BuzzEnvVar)
+
 // Labels of the key file sources; a Source is the label and the path.
 const (
 	flagLabel   = "--key-file"
@@ -26,7 +29,8 @@ type LoadOptions struct {
 }
 
 // Load finds the key a command should use, trying in order the --key-file
-// flag, NOSTR_PRIVATE_KEY (via TakeEnv) and the config's key_file, and
+// flag, NOSTR_PRIVATE_KEY or else BUZZ_PRIVATE_KEY (via TakeEnv) and the
+// config's key_file, and
 // returns ErrNoKey when none is set. The first source that is set decides:
 // if it is broken, Load fails rather than fall back to the next, since the
 // user asked for that key and silently signing as another would be worse.
@@ -35,13 +39,13 @@ func Load(opts LoadOptions) (*Local, Source, error) {
 	if opts.KeyFile != "" {
 		return loadFile(flagLabel, opts.KeyFile)
 	}
-	if v, ok := stashedEnv(); ok {
+	if v, name, ok := stashedEnv(); ok {
 		l, err := ParseSecret(v)
 		if err != nil {
 			// Name the variable, never its value.
-			return nil, SourceEnv, fmt.Errorf("%s: %w", EnvVar, ErrInvalidSecret)
+			return nil, Source(name), fmt.Errorf("%s: %w", name, ErrInvalidSecret)
 		}
-		return l, SourceEnv, nil
+		return l, Source(name), nil
 	}
 	if opts.ConfigKeyFile != "" {
 		return loadFile(configLabel, opts.ConfigKeyFile)
