@@ -17,7 +17,8 @@ const prog = "git-sign-nostr"
 const usage = `usage: git-sign-nostr --status-fd=N -bsau KEY            sign stdin
        git-sign-nostr --status-fd=N --verify SIGFILE [-|FILE] verify
 For git: git config gpg.format x509; git config gpg.x509.program git-sign-nostr
-The key comes from NOSTR_PRIVATE_KEY or the file named by git config nostr.keyfile.
+The key comes from NOSTR_PRIVATE_KEY, else BUZZ_PRIVATE_KEY, else the file named
+by git config nostr.keyfile.
 `
 
 // Run is the git signing program: gpg's command line and status protocol as

@@ -12,7 +12,7 @@ import (
 // keyfileKey is the git config key naming the signing key file.
 const keyfileKey = "nostr.keyfile"
 
-var errNoKey = errors.New("no signing key: set NOSTR_PRIVATE_KEY, or run: git config nostr.keyfile PATH (a file of mode 0600 holding an nsec1… or hex key)")
+var errNoKey = errors.New("no signing key: set NOSTR_PRIVATE_KEY (or BUZZ_PRIVATE_KEY), or run: git config nostr.keyfile PATH (a file of mode 0600 holding an nsec1… or hex key)")
 
 // sign reads the payload from stdin and writes the armored signature to
 // stdout. Nothing reaches stdout unless signing succeeded: git would take
@@ -44,7 +44,7 @@ func (c *cli) sign(ctx context.Context) int {
 	return 0
 }
 
-// loadKey loads the secret key: NOSTR_PRIVATE_KEY first, then keyFile
+// loadKey loads the secret key: NOSTR_PRIVATE_KEY or BUZZ_PRIVATE_KEY first, then keyFile
 // (nostr.keyfile), which must be mode 0600 or stricter.
 func loadKey(keyFile string) (signer.Signer, error) {
 	l, _, err := signer.Load(signer.LoadOptions{ConfigKeyFile: keyFile})
