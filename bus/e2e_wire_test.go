@@ -63,7 +63,7 @@ func TestReplyTooLargeToEncrypt(t *testing.T) {
 		func(ctx context.Context, req *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
 		})
-	for _, mode := range []WrapMode{WrapGift, WrapEphemeral} {
+	for _, mode := range []WrapMode{WrapGift, WrapEphemeral, WrapNone} {
 		ctx, cancel := context.WithTimeout(testCtx(t), 5*time.Second) // well before guard: a lost reply shows as timeout
 		res, err := f.client.CallTool(ctx, f.worker.PublicKey(), "big", map[string]any{"bytes": MaxPlaintext + 1}, WithWrap(mode))
 		cancel()

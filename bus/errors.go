@@ -5,9 +5,11 @@ import "errors"
 // Sentinel errors. Callers test them with errors.Is; messages may add sizes,
 // kinds or event ids, never key material or decrypted content.
 var (
-	// ErrTooLarge means a serialised inner event exceeds [MaxPlaintext], the
-	// most NIP-44 v2 can encrypt.
-	ErrTooLarge = errors.New("bus: message too large to encrypt")
+	// ErrTooLarge means a message does not fit one event: a serialised inner
+	// event over [MaxPlaintext], the most NIP-44 v2 can encrypt, or a
+	// plaintext message whose content exceeds the same limit, which is also
+	// the relay's default max_content_bytes.
+	ErrTooLarge = errors.New("bus: message too large for one event")
 	// ErrNotWrap means an event is not a usable gift wrap: wrong kind,
 	// missing recipient, or an id that does not match its content.
 	ErrNotWrap = errors.New("bus: not a gift wrap")

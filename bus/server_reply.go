@@ -62,6 +62,11 @@ func (s *Server) send(ctx context.Context, caller string, msg jsonrpc.Message, r
 	if err != nil {
 		return err
 	}
+	// The relay would refuse it, and a refused reply leaves the caller
+	// waiting until its deadline; respond turns this into a short answer.
+	if wrapKind == 0 && len(content) > MaxPlaintext {
+		return fmt.Errorf("%w: content is %d bytes, limit %d", ErrTooLarge, len(content), MaxPlaintext)
+	}
 	ev := NewMessage(content, caller, replyTo, tags...)
 	if err := s.key.SignEvent(ctx, &ev); err != nil {
 		return err
@@ -139,9 +144,10 @@ func toolResponse(resp *jsonrpc.Response) *jsonrpc.Response {
 	return &jsonrpc.Response{ID: resp.ID, Result: result}
 }
 
-// tooLargeAnswer replaces a reply that cannot be encrypted (NIP-44 limit).
+// tooLargeAnswer replaces a reply that does not fit one event (see
+// ErrTooLarge).
 func tooLargeAnswer(resp *jsonrpc.Response, method string, cause error) *jsonrpc.Response {
-	msg := fmt.Sprintf("%v; call in plaintext (kind 25910) or ask for less", cause)
+	msg := fmt.Sprintf("%v; ask for less (a result must fit one event)", cause)
 	if method == "tools/call" {
 		result, _ := json.Marshal(ToolError(CodeInternal, msg, 0))
 		return &jsonrpc.Response{ID: resp.ID, Result: result}
