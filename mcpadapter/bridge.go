@@ -45,7 +45,17 @@ type Bridge struct {
 
 	mu       sync.Mutex
 	mirrored mirrorState
-	progress map[any]*mcp.ServerSession // upstream progress token -> caller
+	progress map[string]progressRoute // bridge-minted upstream token -> caller
+	tokens   atomic.Uint64            // mints upstream progress tokens
+}
+
+// progressRoute is where an upstream call's progress goes: the caller's
+// session and the token the caller chose. Callers pick tokens freely (many
+// clients count from 1), so the upstream is given a token the bridge
+// minted, unique across callers, and never sees the caller's.
+type progressRoute struct {
+	session *mcp.ServerSession
+	token   any
 }
 
 // NewBridge returns a bridge; Run connects it.
@@ -62,7 +72,7 @@ func NewBridge(opts BridgeOptions) (*Bridge, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	b := &Bridge{opts: opts, log: opts.Logger, ready: make(chan struct{}), progress: map[any]*mcp.ServerSession{}}
+	b := &Bridge{opts: opts, log: opts.Logger, ready: make(chan struct{}), progress: map[string]progressRoute{}}
 	// CompletionHandler: argument completion belongs with the mirrored
 	// prompts and resource templates, so it is forwarded too.
 	b.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: "bridge"},
@@ -150,12 +160,32 @@ func (b *Bridge) transport() mcp.Transport {
 }
 
 // forwardProgress hands an upstream progress notification to the caller
-// whose request carries that token.
+// of the call it reports on, under that caller's own token. Only the
+// progress itself is passed on: the upstream's _meta stays with the bridge.
 func (b *Bridge) forwardProgress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return // not a token the bridge minted
+	}
 	b.mu.Lock()
-	ss := b.progress[req.Params.ProgressToken]
+	route, ok := b.progress[tok]
 	b.mu.Unlock()
-	if ss != nil {
-		ss.NotifyProgress(ctx, req.Params)
+	if ok {
+		route.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: route.token,
+			Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	}
+}
+
+// routeProgress mints the upstream token for one call whose caller asked
+// for progress with token; done forgets it when the call ends.
+func (b *Bridge) routeProgress(ss *mcp.ServerSession, token any) (upstream string, done func()) {
+	upstream = fmt.Sprintf("toolbus-bridge-%d", b.tokens.Add(1))
+	b.mu.Lock()
+	b.progress[upstream] = progressRoute{session: ss, token: token}
+	b.mu.Unlock()
+	return upstream, func() {
+		b.mu.Lock()
+		delete(b.progress, upstream)
+		b.mu.Unlock()
 	}
 }
