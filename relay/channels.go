@@ -43,7 +43,7 @@ func (s *Server) initGroups(ctx context.Context) error {
 	for k := 9000; k <= 9008; k++ {
 		kinds = append(kinds, k)
 	}
-	log := replayOrder(s.queryAll(ctx, nostr.Filter{Kinds: kinds}), recorded)
+	log := replayOrder(s.queryAll(ctx, nostr.Filter{Kinds: kinds}), recorded, s.key.PublicKey())
 	if err := s.groups.RebuildOrdered(ctx, log); err != nil {
 		return fmt.Errorf("rebuild channels: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/relay/groups"
 )
 
 // orderLog records, one id per line in data_dir/groups.order, the order in
@@ -73,8 +75,9 @@ func (o *orderLog) close() error { return o.f.Close() }
 
 // replayOrder arranges the stored channel log for RebuildOrdered: recorded
 // ids in their order, then anything the record lacks (it was lost, or
-// written before it existed) in timestamp order.
-func replayOrder(log []*nostr.Event, recorded []string) []*nostr.Event {
+// written before it existed) in the order Rebuild would sort it, so that a
+// channel created and changed in the same second replays as it happened.
+func replayOrder(log []*nostr.Event, recorded []string, relayPK string) []*nostr.Event {
 	byID := make(map[string]*nostr.Event, len(log))
 	for _, ev := range log {
 		byID[ev.ID] = ev
@@ -90,11 +93,6 @@ func replayOrder(log []*nostr.Event, recorded []string) []*nostr.Event {
 	for _, ev := range byID {
 		rest = append(rest, ev)
 	}
-	slices.SortFunc(rest, func(a, b *nostr.Event) int {
-		if a.CreatedAt != b.CreatedAt {
-			return int(a.CreatedAt - b.CreatedAt)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(rest, groups.LogOrder(relayPK))
 	return append(out, rest...)
 }

@@ -21,6 +21,17 @@ func (s *State) Rebuild(ctx context.Context, events []*nostr.Event) error {
 	return s.rebuild(ctx, events, true)
 }
 
+// LogOrder compares state-changing events in the order Rebuild replays
+// them (see the package documentation); relayPK is the relay's key. A
+// caller that records its order of application but lost part of the record
+// sorts the rest with it, so that a channel's creation still comes before
+// the changes made to it in the same second.
+func LogOrder(relayPK string) func(a, b *nostr.Event) int {
+	return func(a, b *nostr.Event) int {
+		return keyOf(a, relayPK).compare(keyOf(b, relayPK))
+	}
+}
+
 // RebuildOrdered is Rebuild that replays state-changing events in the order
 // given (the order they were applied live, as recorded by a caller using
 // Options.RecordsOrder) instead of sorting them.
@@ -42,9 +53,7 @@ func (s *State) rebuild(ctx context.Context, events []*nostr.Event, sortLog bool
 		}
 	}
 	if sortLog {
-		slices.SortFunc(log, func(a, b *nostr.Event) int {
-			return keyOf(a, s.relayPK).compare(keyOf(b, s.relayPK))
-		})
+		slices.SortFunc(log, LogOrder(s.relayPK))
 	}
 	for i, ev := range log {
 		if i%256 == 0 && ctx.Err() != nil {
