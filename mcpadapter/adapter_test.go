@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,6 +63,9 @@ func startWorker(t *testing.T, r *testutil.Relay, key *signer.Local, name string
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Dial's ctx bounds only the dial: without Close the connection would
+	// keep reconnecting (and logging) after the test.
+	t.Cleanup(func() { conn.Close() })
 	srv, err := bus.NewServer(key, s, &bus.ServerOptions{Name: name, Announce: true,
 		RelayPubKey: r.Server.PublicKey(), Logger: testutil.Logger(t)})
 	if err != nil {
@@ -79,6 +83,12 @@ func startWorker(t *testing.T, r *testutil.Relay, key *signer.Local, name string
 // with the given protocol version ("" = the SDK's latest).
 func startAdapter(t *testing.T, r *testutil.Relay, key *signer.Local, version string, onList func()) (*Adapter, *mcp.ClientSession) {
 	t.Helper()
+	return startAdapterWith(t, r, key, version, onList, nil)
+}
+
+// startAdapterWith is startAdapter with adjust changing the Options first.
+func startAdapterWith(t *testing.T, r *testutil.Relay, key *signer.Local, version string, onList func(), adjust func(*Options)) (*Adapter, *mcp.ClientSession) {
+	t.Helper()
 	ctx := ctxT(t)
 	conn, err := bus.Dial(ctx, r.URL, &bus.ConnOptions{Signer: key, Logger: testutil.Logger(t)})
 	if err != nil {
@@ -89,7 +99,11 @@ func startAdapter(t *testing.T, r *testutil.Relay, key *signer.Local, version st
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Options{Conn: conn, Client: client, RelayPubKey: r.Server.PublicKey(), Logger: testutil.Logger(t)})
+	opts := Options{Conn: conn, Client: client, RelayPubKey: r.Server.PublicKey(), Logger: testutil.Logger(t)}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,13 +112,13 @@ func startAdapter(t *testing.T, r *testutil.Relay, key *signer.Local, version st
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	go a.Server().Run(context.Background(), st)
-	opts := &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+	copts := &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
 		progressSeen.Add(1)
 	}}
 	if onList != nil {
-		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { onList() }
+		copts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { onList() }
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, copts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +205,36 @@ func TestAdapterProgressCancelAndErrors(t *testing.T) {
 	if e := bus.ResultError(res); e == nil || e.Code != bus.CodeInvalidParams {
 		t.Fatalf("bad arguments: %+v", res)
 	}
+}
+
+// A worker call outlasting the adapter's CallTimeout (--timeout) comes back
+// to the agent as a tool result classified timeout, not a protocol error,
+// and the worker is told to stop.
+func TestAdapterCallTimeoutIsAToolResult(t *testing.T) {
+	r := testutil.StartRelay(t, nil)
+	var cancelled atomic.Int64
+	startWorker(t, r, r.Member, "laptop", workerServer(&cancelled))
+	_, cs := startAdapterWith(t, r, r.Admin, "", nil, func(o *Options) { o.CallTimeout = 300 * time.Millisecond })
+
+	start := time.Now()
+	res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: "laptop__slow", Arguments: map[string]any{"steps": 1000, "ms": 20}})
+	if err != nil {
+		t.Fatalf("a timed-out call must be a tool result, got protocol error %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the call took %v: the timeout did not apply", took)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var sc struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(raw, &sc)
+	if !res.IsError || sc.Error.Code != bus.CodeTimeout {
+		t.Fatalf("want isError with structuredContent.error.code %q, got isError=%v %s", bus.CodeTimeout, res.IsError, raw)
+	}
+	waitUntil(t, "the worker's handler cancelled", func() bool { return cancelled.Load() > 0 })
 }
 
 // Tools follow announcements: a worker adding a tool, and a worker's key

@@ -87,6 +87,15 @@ func TestAdapterHTTP(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-site Origin: want 403, got %v %v", resp.StatusCode, err)
 	}
+	// A foreign Origin alone (no Sec-Fetch-Site: older browsers, or a
+	// request that did not come from a browser's fetch).
+	req, _ = http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "https://evil.example")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign Origin without Sec-Fetch-Site: want 403, got %v %v", resp.StatusCode, err)
+	}
 }
 
 func TestAdapterHTTPWithNIP98(t *testing.T) {
