@@ -39,13 +39,16 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.relay, "relay", "ws://127.0.0.1:7447", "relay websocket URL")
 	fs.StringVar(&f.keyFile, "key-file", "", "your key file (default: NOSTR_PRIVATE_KEY, then "+defaultKeyFile()+")")
 	fs.StringVar(&f.workers, "workers", "", "comma-separated worker pubkeys to expose (default: every member's worker)")
-	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP on 127.0.0.1:PORT instead of stdio")
+	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP on 127.0.0.1:PORT instead of stdio (a non-loopback address needs --nip98)")
 	fs.BoolVar(&f.nip98, "nip98", false, "with --listen: require NIP-98 auth by your own key")
 	fs.BoolVar(&f.flat, "flat", false, "with exactly one --workers key: expose that worker's tools under their own names (no <worker>__ prefix), and its resources, prompts and completions")
 	fs.BoolVar(&f.plaintext, "plaintext", false, "send calls as plaintext kind 25910 instead of gift wraps")
 	fs.DurationVar(&f.timeout, "timeout", mcpadapter.DefaultCallTimeout, "deadline of each forwarded call")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if err := checkListen(f.listen, f.nip98); err != nil {
+		return failWith(stderr, 2, "%v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	key, _, err := loadUserKey(f.keyFile, "")
@@ -127,6 +130,25 @@ func serveMCPHTTP(ctx context.Context, a *mcpadapter.Adapter, f mcpFlags, key *s
 		return err
 	}
 	return nil
+}
+
+// checkListen refuses a --listen address the network can reach unless
+// NIP-98 auth guards it: only localhost and loopback IPs pass without. The
+// Host and Origin checks stop web pages (DNS rebinding), not a network
+// client, which sends whatever Host it likes.
+func checkListen(addr string, nip98 bool) error {
+	if addr == "" || nip98 {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is not a loopback address: anyone who can reach it could act with your key; "+
+		"listen on 127.0.0.1:PORT, or add --nip98 to require NIP-98 auth by your key", addr)
 }
 
 // parseKeys parses a comma-separated list of npub/hex keys.
