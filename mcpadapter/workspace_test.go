@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -33,7 +34,7 @@ func TestWorkspaceToolsListed(t *testing.T) {
 		slices.Sort(props[tool.Name])
 	}
 	want := map[string][]string{"channels": {}, "read_channel": {"before", "channel", "limit"},
-		"search": {"channel", "limit", "query"}, "inbox": {"since"},
+		"search": {"channel", "limit", "offset", "query"}, "inbox": {"since"},
 		"post": {"channel", "content", "mentions", "reply_to"}}
 	for name, args := range want {
 		got, ok := props[name]
@@ -164,9 +165,6 @@ func hasTag(tags nostr.Tags, want ...string) bool {
 // one channel or all.
 func TestWorkspaceSearch(t *testing.T) {
 	f := newWSFixture(t)
-	if !slices.ContainsFunc(f.r.Server.Info().SupportedNIPs, func(n any) bool { return fmt.Sprint(n) == "50" }) {
-		t.Skip("relay NIP-50 not landed")
-	}
 	cs := startWorkspace(t, f.r, f.user, nil)
 	hits := callOK(t, cs, "search", map[string]any{"query": "ready"})
 	if !strings.Contains(hits, "message "+f.root.ID+" in secret at ") || strings.Contains(hits, f.mention.ID) {
@@ -181,5 +179,49 @@ func TestWorkspaceSearch(t *testing.T) {
 	}
 	if e := bus.ResultError(call(t, cs, "search", map[string]any{"query": " "})); e == nil || e.Code != bus.CodeInvalidParams {
 		t.Errorf("empty query: %+v", e)
+	}
+	for _, off := range []int{-1, maxOffset + 1} {
+		if e := bus.ResultError(call(t, cs, "search", map[string]any{"query": "plan", "offset": off})); e == nil || e.Code != bus.CodeInvalidParams {
+			t.Errorf("offset %d: %+v", off, e)
+		}
+	}
+}
+
+// search pages: following the offset each full page gives reaches every
+// hit once, and a last page says nothing of more.
+func TestWorkspaceSearchPages(t *testing.T) {
+	f := newWSFixture(t)
+	var want []string
+	for i := range 7 {
+		ev := f.publish(t, 9, fmt.Sprintf("rollout step %d", i), nostr.Tag{"h", "general"})
+		want = append(want, ev.ID)
+	}
+	cs := startWorkspace(t, f.r, f.user, nil)
+	page := func(offset int) string {
+		return callOK(t, cs, "search", map[string]any{"query": "rollout", "limit": 3, "offset": offset})
+	}
+	// The relay's index is eventually consistent: wait for the last post.
+	for i := 0; i < 300 && !strings.Contains(page(6), "search: 1 messages"); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var seen []string
+	offset := 0
+	for range 5 {
+		text := page(offset)
+		for _, id := range want {
+			if strings.Contains(text, id) {
+				seen = append(seen, id)
+			}
+		}
+		next := regexp.MustCompile(`offset=(\d+)`).FindStringSubmatch(text)
+		if next == nil {
+			break
+		}
+		offset, _ = strconv.Atoi(next[1])
+	}
+	slices.Sort(seen)
+	slices.Sort(want)
+	if !slices.Equal(seen, want) {
+		t.Fatalf("pages gave %d of the %d hits (%v), each once expected", len(seen), len(want), seen)
 	}
 }
