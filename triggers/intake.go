@@ -102,12 +102,15 @@ func (r *Runner) admitOrFail(evs []*nostr.Event) bool {
 func (r *Runner) admit(evs []*nostr.Event) error {
 	var recs []*record
 	var queue []func()
+	// The repository states this batch sets, not journaled yet: a state
+	// event is compared with the one before it, even in the same batch.
+	states := map[string]*RepoInfo{}
 	floor := time.Now().Add(-r.cfg.Retention.Duration).Unix()
 	for _, ev := range evs {
 		if ev.PubKey == r.self || int64(ev.CreatedAt) < floor {
 			continue // our own messages never trigger anything: no loops
 		}
-		recs, queue = r.match(ev, recs, queue)
+		recs, queue = r.match(ev, states, recs, queue)
 	}
 	if err := r.journal.put(recs...); err != nil {
 		return err
@@ -119,8 +122,9 @@ func (r *Runner) admit(evs []*nostr.Event) error {
 }
 
 // match appends the records of ev's new matches (and of the repository
-// state it sets), and the pushes that queue them once journaled.
-func (r *Runner) match(ev *nostr.Event, recs []*record, queue []func()) ([]*record, []func()) {
+// state it sets, also kept in states), and the pushes that queue them once
+// journaled.
+func (r *Runner) match(ev *nostr.Event, states map[string]*RepoInfo, recs []*record, queue []func()) ([]*record, []func()) {
 	var repo *RepoInfo
 	for _, t := range r.triggers {
 		if !t.matches(r, ev) || r.journal.known(t.name, ev.ID) {
@@ -130,8 +134,9 @@ func (r *Runner) match(ev *nostr.Event, recs []*record, queue []func()) ([]*reco
 		if ev.Kind == nostr.KindRepositoryState {
 			if repo == nil {
 				var rec *record
-				if repo, rec = r.repoState(ev); rec != nil {
+				if repo, rec = r.repoState(ev, states); rec != nil {
 					recs = append(recs, rec)
+					states[repo.Owner+"/"+repo.Name] = repo
 				}
 			}
 			if repo == nil {
@@ -155,13 +160,17 @@ func (t *trigger) matches(r *Runner, ev *nostr.Event) bool {
 }
 
 // repoState reads a state event against the latest one seen of the same
-// repository, and the journal record that makes it the latest.
-func (r *Runner) repoState(ev *nostr.Event) (*RepoInfo, *record) {
+// repository (in states, else in the journal), and the journal record that
+// makes it the latest.
+func (r *Runner) repoState(ev *nostr.Event, states map[string]*RepoInfo) (*RepoInfo, *record) {
 	d := ""
 	if tag := ev.Tags.GetFirst([]string{"d", ""}); tag != nil {
 		d = (*tag)[1]
 	}
-	prev := r.journal.repo(d)
+	prev := states[d]
+	if prev == nil {
+		prev = r.journal.repo(d)
+	}
 	if prev != nil && prev.StateEvent == ev.ID {
 		return prev, nil // seen before (by a trigger since added): same changes
 	}
