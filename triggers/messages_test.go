@@ -97,3 +97,30 @@ func (f *fixture) record(msg *nostr.Event) *nostr.Event {
 	}
 	return got
 }
+
+// waitUntil waits until done holds for the trigger's messages and returns
+// them.
+func (f *fixture) waitUntil(what string, done func([]*nostr.Event) bool) []*nostr.Event {
+	f.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		msgs := f.messages()
+		if done(msgs) {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("no %s among the trigger's messages: %s", what, contents(msgs))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// headlines returns the first lines of messages, sorted.
+func headlines(msgs []*nostr.Event) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i], _, _ = strings.Cut(m.Content, "\n")
+	}
+	sort.Strings(out)
+	return out
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/signer"
 )
 
 // pushTOML runs the built-in shell on every push state event (30618) from
@@ -36,9 +38,15 @@ fail = "tests failed on {{.Repo.Branch}} ({{.Repo.Short}})"
 // pushState publishes a relay-signed state event for r.Member's repo "app".
 func (f *fixture) pushState(at nostr.Timestamp, refs ...[2]string) nostr.Event {
 	f.t.Helper()
-	owner := f.r.Member.PublicKey()
-	tags := nostr.Tags{{"d", owner + "/app"}, {"a", "30617:" + owner + ":app"}, {"p", owner},
-		{"clone", f.r.HTTPURL + "/git/" + f.r.Member.NPub() + "/app.git"}}
+	return f.pushStateOf(f.r.Member, "app", at, refs...)
+}
+
+// pushStateOf publishes a relay-signed state event for owner's repo.
+func (f *fixture) pushStateOf(owner *signer.Local, repo string, at nostr.Timestamp, refs ...[2]string) nostr.Event {
+	f.t.Helper()
+	pk := owner.PublicKey()
+	tags := nostr.Tags{{"d", pk + "/" + repo}, {"a", "30617:" + pk + ":" + repo}, {"p", pk},
+		{"clone", f.r.HTTPURL + "/git/" + owner.NPub() + "/" + repo + ".git"}}
 	for _, r := range refs {
 		tags = append(tags, nostr.Tag{r[0], r[1]})
 	}
