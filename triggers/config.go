@@ -86,7 +86,8 @@ type FilterConfig struct {
 	P       []string `toml:"p"`
 	A       []string `toml:"a"`
 	D       []string `toml:"d"`
-	// Refs are glob patterns (path.Match) on the refs a 30618 changed.
+	// Refs are patterns on the refs a 30618 changed; `*` matches any
+	// characters, `/` included, as in git refspecs (see matchRef).
 	Refs []string `toml:"refs"`
 }
 

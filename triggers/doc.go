@@ -10,8 +10,8 @@
 //
 //   - name; [trigger.filter] with kinds (required), authors, h, p, a, d
 //     (all given must match; authors and p take npub, hex, "$relay",
-//     "$self", "$worker"), and for kind 30618 refs (globs on the changed
-//     refs). A 30618 filter without authors takes the relay's only.
+//     "$self", "$worker"), and for kind 30618 refs (patterns on the
+//     changed refs, `*` matching any characters as in git refspecs). A 30618 filter without authors takes the relay's only.
 //   - worker (npub or hex) or worker_name (the name tag of a kind-11316
 //     announcement, newest first; resolved on first use, or at start when
 //     the filter names "$worker"). Prefer worker: any member can announce

@@ -2,7 +2,6 @@ package triggers
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
@@ -123,7 +122,7 @@ func matchAny(patterns []string, name string) bool {
 		return true
 	}
 	for _, p := range patterns {
-		if ok, _ := path.Match(p, name); ok {
+		if matchRef(p, name) {
 			return true
 		}
 	}

@@ -3,7 +3,6 @@ package triggers
 import (
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"text/template"
@@ -78,8 +77,8 @@ func (t *trigger) compileFilter(fc *FilterConfig) error {
 		errs = append(errs, errors.New("filter.refs: only with kinds = [30618]"))
 	}
 	for _, p := range fc.Refs {
-		if _, err := path.Match(p, ""); err != nil {
-			errs = append(errs, fmt.Errorf("filter.refs: bad pattern %q", p))
+		if err := checkRefPattern(p); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	f := nostr.Filter{Kinds: fc.Kinds, Tags: nostr.TagMap{}}
