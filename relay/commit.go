@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
@@ -61,6 +62,11 @@ type committer struct {
 
 	mu     sync.RWMutex
 	closed bool
+
+	// syncHook, when set, is called in place of each batch's sync and
+	// handed the real one: a test seam (durable_test.go) to hold a sync
+	// or fail it. Nil outside tests.
+	syncHook atomic.Pointer[func(sync func() error) error]
 }
 
 // writeReq is one event on its way to disk.
@@ -195,7 +201,7 @@ func (c *committer) commit(batch []*writeReq) {
 		}
 		rest = rest[n:]
 	}
-	syncErr := c.env.Sync(true)
+	syncErr := c.syncBatch()
 	if syncErr != nil {
 		c.log.Error("lmdb sync failed: events not acknowledged", "err", syncErr, "batch", len(batch))
 	}
@@ -206,6 +212,16 @@ func (c *committer) commit(batch []*writeReq) {
 		close(r.done)
 	}
 }
+
+// syncBatch makes every transaction so far durable.
+func (c *committer) syncBatch() error {
+	if h := c.syncHook.Load(); h != nil {
+		return (*h)(c.syncEnv)
+	}
+	return c.syncEnv()
+}
+
+func (c *committer) syncEnv() error { return c.env.Sync(true) }
 
 // save handles what saveRun does not: sync barriers, which write
 // nothing, and replaceable events, which eventstore's ReplaceEvent
