@@ -96,20 +96,29 @@ type eventSeen struct{ ID, raw string }
 func (e eventSeen) String() string { return e.raw }
 
 // check sends filter in a REQ on c, then a sentinel REQ, and reads until
-// the sentinel's EOSE; every EVENT of the fuzzed subscription goes to
-// verdict, which returns a complaint or "".
+// both are answered: the sentinel's EOSE, and the fuzzed one's EOSE or
+// CLOSED (or the NOTICE of a malformed message). Every EVENT of the fuzzed
+// subscription goes to verdict, which returns a complaint or "".
 func (fx *reqFixture) check(t *testing.T, conn *testutil.RawConn, filter []byte, verdict func(eventSeen) string) {
 	c := conn.For(t)
 	msg := append(append([]byte(`["REQ","fz",`), filter...), ']')
 	c.Send(msg)
 	c.Send([]byte(`["REQ","sentinel",{"limit":0}]`))
-	for {
+	fuzzDone, sentinelDone := false, false
+	for !fuzzDone || !sentinelDone {
 		m := c.Next(10 * time.Second)
-		label := testutil.Label(m)
-		if label == "EOSE" && string(m[1]) == `"sentinel"` {
-			break
+		var sub string
+		if len(m) > 1 {
+			json.Unmarshal(m[1], &sub)
 		}
-		if label == "EVENT" && len(m) == 3 && string(m[1]) == `"fz"` {
+		switch label := testutil.Label(m); {
+		case label == "NOTICE":
+			fuzzDone = true // only the fuzzed message can be malformed
+		case (label == "EOSE" || label == "CLOSED") && sub == "fz":
+			fuzzDone = true
+		case label == "EOSE" && sub == "sentinel":
+			sentinelDone = true
+		case label == "EVENT" && sub == "fz" && len(m) == 3:
 			var ev nostr.Event
 			if err := json.Unmarshal(m[2], &ev); err != nil {
 				t.Fatalf("relay sent an unreadable event: %s", m[2])

@@ -128,7 +128,7 @@ func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, e
 	}
 	ids, err := s.search.search(ctx, f, q.words, rankDepth(q.offset, f.Limit))
 	if err != nil || len(ids) == 0 {
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // a closed subscription is no failure
 			s.log.Warn("search failed", "err", err)
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"log/slog"
 	"net"
 	"net/http"
@@ -156,8 +157,13 @@ func Signed(t testing.TB, key *signer.Local, kind int, content string, tags ...n
 }
 
 // Logger returns a logger writing to the test log (only shown on failure
-// or with -v).
+// or with -v). A fuzz test's relay logs to stderr at warning level instead:
+// testing forbids f.Logf while its fuzz target runs, and the relay logs
+// from its own goroutines whenever it likes.
 func Logger(t testing.TB) *slog.Logger {
+	if _, fuzz := t.(*testing.F); fuzz {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
