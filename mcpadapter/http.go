@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,10 +14,11 @@ import (
 // HTTPOptions configures the streamable HTTP endpoint.
 type HTTPOptions struct {
 	// Addr is the host:port the endpoint listens on; only requests whose
-	// Host names it (or localhost/127.0.0.1 with its port) are served,
-	// which defeats DNS rebinding.
+	// Host names it (or localhost/127.0.0.1 with its port, or PublicURL's
+	// host) are served, which defeats DNS rebinding.
 	Addr string
-	// PublicURL, when set, is the URL clients use (and NIP-98's u).
+	// PublicURL, when set, is the URL clients use (and NIP-98's u), for an
+	// endpoint reached through another name than its listen address.
 	PublicURL string
 	// RequireNIP98 demands a NIP-98 token (u = the endpoint URL) on every
 	// request; only Allowed pubkeys pass.
@@ -34,21 +36,40 @@ type HTTPOptions struct {
 // notifications of a running call (found by the MCP conformance suite's
 // tools-call-with-progress). Clients must accept both types anyway.
 func (a *Adapter) HTTPHandler(o HTTPOptions) http.Handler {
+	// go-sdk refuses a request that arrives on loopback with a Host that is
+	// not loopback, which is every request through a reverse proxy on the
+	// same machine for PublicURL; hostGate below makes the same check with
+	// the public host allowed, so go-sdk's is off only then.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.server },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: a.log,
-			CrossOriginProtection: http.NewCrossOriginProtection()})
+			CrossOriginProtection:      http.NewCrossOriginProtection(),
+			DisableLocalhostProtection: publicHost(o.PublicURL) != ""})
 	var next http.Handler = h
 	if o.RequireNIP98 {
 		next = nip98Gate(o, h)
 	}
-	return hostGate(o.Addr, next)
+	return hostGate(o.Addr, publicHost(o.PublicURL), next)
 }
 
-// hostGate refuses requests whose Host is not the listen address: a web
-// page that rebinds its DNS name to 127.0.0.1 still sends its own name.
-func hostGate(addr string, next http.Handler) http.Handler {
+// publicHost is the Host header clients send for the public URL ("" when
+// there is none or it does not parse).
+func publicHost(public string) string {
+	u, err := url.Parse(public)
+	if public == "" || err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
+// hostGate refuses requests whose Host is not the listen address (or the
+// public host): a web page that rebinds its DNS name to 127.0.0.1 still
+// sends its own name.
+func hostGate(addr, public string, next http.Handler) http.Handler {
 	_, port, _ := net.SplitHostPort(addr)
 	allowed := map[string]bool{addr: true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	if public != "" {
+		allowed[public] = true
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !allowed[strings.ToLower(r.Host)] {
 			http.Error(w, "forbidden: unexpected Host header", http.StatusForbidden)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +29,7 @@ func init() {
 
 type mcpFlags struct {
 	relay, keyFile, workers, listen string
+	publicURL                       string
 	plaintext, nip98, flat          bool
 	timeout                         time.Duration
 }
@@ -41,6 +43,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.workers, "workers", "", "comma-separated worker pubkeys to expose (default: every member's worker)")
 	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP on 127.0.0.1:PORT instead of stdio (a non-loopback address needs --nip98)")
 	fs.BoolVar(&f.nip98, "nip98", false, "with --listen: require NIP-98 auth by your own key")
+	fs.StringVar(&f.publicURL, "public-url", "", "with --listen --nip98: the URL clients reach the endpoint at (http://host:port/), which NIP-98 tokens must name; its host is accepted in the Host header")
 	fs.BoolVar(&f.flat, "flat", false, "with exactly one --workers key: expose that worker's tools under their own names (no <worker>__ prefix), and its resources, prompts and completions")
 	fs.BoolVar(&f.plaintext, "plaintext", false, "send calls as plaintext kind 25910 instead of gift wraps")
 	fs.DurationVar(&f.timeout, "timeout", mcpadapter.DefaultCallTimeout, "deadline of each forwarded call")
@@ -48,6 +51,9 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := checkListen(f.listen, f.nip98); err != nil {
+		return failWith(stderr, 2, "%v", err)
+	}
+	if err := checkPublicURL(f.publicURL, f.listen, f.nip98); err != nil {
 		return failWith(stderr, 2, "%v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -116,8 +122,8 @@ func serveMCPHTTP(ctx context.Context, a *mcpadapter.Adapter, f mcpFlags, key *s
 	if err != nil {
 		return err
 	}
-	h := a.HTTPHandler(mcpadapter.HTTPOptions{Addr: ln.Addr().String(), RequireNIP98: f.nip98,
-		Allowed: map[string]bool{key.PublicKey(): true}})
+	h := a.HTTPHandler(mcpadapter.HTTPOptions{Addr: ln.Addr().String(), PublicURL: f.publicURL,
+		RequireNIP98: f.nip98, Allowed: map[string]bool{key.PublicKey(): true}})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "toolbus mcp listening on http://%s\n", ln.Addr())
 	go func() {
@@ -165,4 +171,20 @@ func parseKeys(list string) ([]string, error) {
 		out = append(out, pk)
 	}
 	return out, nil
+}
+
+// checkPublicURL accepts --public-url only where it means something: an
+// HTTP endpoint that checks NIP-98 tokens, whose u must be this URL.
+func checkPublicURL(public, listen string, nip98 bool) error {
+	if public == "" {
+		return nil
+	}
+	if listen == "" || !nip98 {
+		return errors.New("--public-url goes with --listen and --nip98")
+	}
+	u, err := url.Parse(public)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return fmt.Errorf("--public-url %q: want http(s)://host[:port]/path", public)
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"toolbus/internal/testutil"
+	"toolbus/nip98"
 )
 
 // `toolbus mcp --listen` on an address the network can reach is refused
@@ -103,4 +106,51 @@ func startMCPListener(t *testing.T, args ...string) string {
 		t.Fatalf("%v: no listening line", args)
 	}
 	return ""
+}
+
+// --public-url names the endpoint as clients reach it (a host name in
+// front of 0.0.0.0): its host passes the Host check and NIP-98 tokens must
+// name it; tokens for the listen address and other hosts are refused, and
+// the flag is refused where no token is checked.
+func TestMCPListenPublicURL(t *testing.T) {
+	r := testutil.StartRelay(t, nil)
+	keyFile := keyFileFor(t, r.Admin)
+	_, port, _ := net.SplitHostPort(testutil.FreeAddr(t))
+	public := "http://agent.test:" + port + "/"
+	base := []string{"mcp", "--relay", r.URL, "--key-file", keyFile}
+	if _, code := runCLI(t, append(base, "--listen", "127.0.0.1:0", "--public-url", public)...); code != 2 {
+		t.Fatalf("--public-url without --nip98: exit %d, want 2", code)
+	}
+	if _, code := runCLI(t, append(base, "--listen", "0.0.0.0:0", "--nip98", "--public-url", "agent.test")...); code != 2 {
+		t.Fatalf("--public-url without a scheme: exit %d, want 2", code)
+	}
+	local := startMCPListener(t, append(base, "--listen", "0.0.0.0:"+port, "--nip98", "--public-url", public)...)
+	for _, c := range []struct {
+		host, tokenURL string
+		want           int
+	}{
+		{"agent.test:" + port, public, http.StatusOK},
+		{"agent.test:" + port, local + "/", http.StatusUnauthorized},
+		{"evil.test:" + port, public, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", local, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Host = c.host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		auth, err := nip98.BuildHeader(context.Background(), r.Admin, c.tokenURL, "POST", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %s, token for %s: %d %s, want %d", c.host, c.tokenURL, resp.StatusCode, body, c.want)
+		}
+	}
 }
