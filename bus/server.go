@@ -40,8 +40,9 @@ type ServerOptions struct {
 	// It narrows the workspace, it cannot grant: when RelayPubKey is set
 	// the worker still follows the relay's membership list, and once a list
 	// has been seen a caller must be both on Allow and a current member (a
-	// removed or banned member on Allow is refused). Until a list is seen
-	// (a relay that keeps none, or no RelayPubKey), Allow alone decides.
+	// removed or banned member on Allow is refused). If no list has come
+	// by the subscription's first EOSE (a relay that keeps none, or no
+	// RelayPubKey), Allow alone decides; calls before that EOSE wait for it.
 	// When empty, callers are the workspace members, learned from the
 	// relay's NIP-43 membership list (kind 13534 by RelayPubKey) and kept
 	// current as it changes.
@@ -87,6 +88,10 @@ type Server struct {
 
 	members atomic.Pointer[memberSet]
 	allow   map[string]bool
+	// settled is closed at the first EOSE of the worker's subscription: by
+	// then the relay has sent its stored membership list, if it keeps one.
+	settled    chan struct{}
+	settleOnce sync.Once
 
 	mu       sync.Mutex
 	sessions map[string]*callerSession
@@ -119,7 +124,7 @@ func NewServer(key signer.Keyer, srv *mcp.Server, opts *ServerOptions) (*Server,
 	s := &Server{key: key, mcp: srv, opts: o, log: o.Logger, self: key.PublicKey(),
 		sem: make(chan struct{}, o.Concurrency), seen: NewDedupe(100_000, 10*time.Minute),
 		sessions: map[string]*callerSession{}, allow: map[string]bool{}, lastAnnAt: map[int]nostr.Timestamp{},
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), settled: make(chan struct{})}
 	for _, pk := range o.Allow {
 		s.allow[pk] = true
 	}
@@ -150,6 +155,7 @@ func (s *Server) Serve(ctx context.Context, conn *Conn) error {
 	defer sub.Close()
 	select {
 	case <-sub.EOSE():
+		s.settleOnce.Do(func() { close(s.settled) })
 	case <-sub.Done():
 		return sub.Err()
 	case <-ctx.Done():
@@ -213,8 +219,29 @@ func (s *Server) onEvent(ev *nostr.Event) {
 	s.sem <- struct{}{}
 	go func() {
 		defer func() { <-s.sem }()
-		s.handle(ev, snap)
+		s.handle(ev, s.settledSnapshot(snap))
 	}()
+}
+
+// settleWait bounds how long a call that arrived before the membership
+// list waits for it.
+const settleWait = 10 * time.Second
+
+// settledSnapshot is the membership a call is judged against. A call that
+// arrives before any list (a live event can overtake the stored list at
+// start-up) waits for the subscription's first EOSE and takes the list as
+// of then: judged against no list, it would be refused although its caller
+// is a member, or, with an allowlist, let through although its caller was
+// removed.
+func (s *Server) settledSnapshot(snap *memberSet) *memberSet {
+	if snap != nil || !s.followsMembers() {
+		return snap
+	}
+	select {
+	case <-s.settled:
+	case <-time.After(settleWait):
+	}
+	return s.members.Load()
 }
 
 // allowed decides whether caller may use this worker, against the
