@@ -68,6 +68,9 @@ func (s *Server) ingestGroup(ctx context.Context, ev *nostr.Event) (bool, string
 	if reason := s.rejectEvent(ctx, ev); reason != "" {
 		return false, reason
 	}
+	if s.wasDeletedFromChannel(ctx, ev) {
+		return false, "blocked: this event was deleted from the channel"
+	}
 	res, err := s.groups.Apply(ctx, ev)
 	var rej *groups.RejectError
 	if errors.As(err, &rej) {
@@ -84,6 +87,24 @@ func (s *Server) ingestGroup(ctx context.Context, ev *nostr.Event) (bool, string
 	s.applyGroupResults(ctx, res)
 	s.broadcast(ev)
 	return true, res.Note
+}
+
+// wasDeletedFromChannel reports whether a channel message was deleted
+// before, by a 9005 in its channel or by its author's kind 5. The stored
+// deletion is the tombstone: without this check anyone holding the signed
+// message could re-publish it and undo the moderation.
+func (s *Server) wasDeletedFromChannel(ctx context.Context, ev *nostr.Event) bool {
+	if groups.IsModerationKind(ev.Kind) || groups.IsMetadataKind(ev.Kind) {
+		return false // never deletable by 9005; 3900x are the relay's own
+	}
+	if s.wasDeleted(ctx, ev) {
+		return true
+	}
+	f := nostr.Filter{Kinds: []int{nostr.KindSimpleGroupDeleteEvent}, Limit: 1,
+		Tags: nostr.TagMap{"e": {ev.ID}, "h": {s.groups.GroupOf(ev)}}}
+	found := false
+	s.query(ctx, &f, func(*nostr.Event) bool { found = true; return false })
+	return found
 }
 
 // applyGroupResults deletes, stores and broadcasts what the state machine
