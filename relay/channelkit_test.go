@@ -50,7 +50,10 @@ func (p *chanPeer) pk() string { return p.key.PublicKey() }
 func (p *chanPeer) publish(ev nostr.Event) (bool, string) {
 	p.t.Helper()
 	p.c.SendJSON([]any{"EVENT", ev})
-	arr := p.c.Expect("OK", "")
+	arr := p.next("")
+	if testutil.Label(arr) != "OK" {
+		p.t.Fatalf("want OK, got %s", arr)
+	}
 	var id, reason string
 	var ok bool
 	json.Unmarshal(arr[1], &id)
@@ -96,14 +99,33 @@ func (p *chanPeer) fetch(filters ...nostr.Filter) []nostr.Event {
 	}
 	p.c.SendJSON(msg)
 	var out []nostr.Event
-	for _, m := range p.c.UntilEOSE(id) {
-		if testutil.Label(m) == "CLOSED" {
+	for {
+		m := p.next(id)
+		switch testutil.Label(m) {
+		case "EOSE":
+			p.c.SendJSON([]any{"CLOSE", id})
+			return out
+		case "CLOSED":
 			p.t.Fatalf("REQ %v closed: %s", filters, m)
 		}
 		out = append(out, chanEventOf(p.t, m, id))
 	}
-	p.c.SendJSON([]any{"CLOSE", id})
-	return out
+}
+
+// next returns the next message, skipping events of subscriptions other
+// than sub (the open query, if any): a query stays subscribed until the
+// relay has read its CLOSE, so a change made meanwhile on another
+// connection may still be delivered to it.
+func (p *chanPeer) next(sub string) []json.RawMessage {
+	p.t.Helper()
+	for {
+		m := p.c.Next(10 * time.Second)
+		var of string
+		if testutil.Label(m) == "EVENT" && len(m) == 3 && json.Unmarshal(m[1], &of) == nil && of != sub {
+			continue
+		}
+		return m
+	}
 }
 
 // search polls a NIP-50 query until the hits are exactly want (by id, in
