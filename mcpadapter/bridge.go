@@ -47,6 +47,10 @@ type Bridge struct {
 	mirrored mirrorState
 	progress map[string]progressRoute // bridge-minted upstream token -> caller
 	tokens   atomic.Uint64            // mints upstream progress tokens
+
+	// restarting, when set, is told the delay before each restart of the
+	// upstream (tests observe the backoff through it).
+	restarting func(delay time.Duration)
 }
 
 // progressRoute is where an upstream call's progress goes: the caller's
@@ -99,6 +103,9 @@ func (b *Bridge) Run(ctx context.Context) error {
 			delay = b.opts.MinBackoff // it ran fine for a while: start over
 		}
 		b.log.Warn("upstream MCP server stopped; restarting", "name", b.opts.Name, "err", err, "in", delay)
+		if b.restarting != nil {
+			b.restarting(delay)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
