@@ -1,0 +1,78 @@
+package main_test
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"toolbus/internal/testutil"
+)
+
+// A git push that does not fit on data_dir's filesystem is refused, says
+// why, and leaves the repository as it was: refs unchanged, git fsck clean,
+// no quarantined objects left behind taking the space, and the next push
+// that fits goes through.
+//
+// The relay's disk-full guard (limits.min_free_disk_mb) covers the event
+// store only: git receive-pack writes to data_dir/git without consulting
+// it. What refuses the push here is the filesystem itself (ENOSPC on a
+// small tmpfs), and git's quarantine that keeps the refs consistent.
+func TestGitPushOnFullDiskIsRefusedCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dataDir := mountTmpfs(t, "48m", false)
+	owner := testutil.NewKey(t)
+	relay, relayURL := startRelayProcessWith(t, dataDir,
+		fmt.Sprintf("[workspace]\nmembers = [%q]\n[limits]\nmin_free_disk_mb = 4\n", owner.PublicKey()))
+	remote := strings.Replace(relayURL, "ws://", "http://", 1) + "/git/" + owner.NPub() + "/proj.git"
+	co := newGitCheckout(t, owner, remote)
+	first := co.commitPush(t, "README", "hello\n")
+	bare := filepath.Join(dataDir, "git", owner.PublicKey(), "proj.git")
+	refsBefore := must(t, nil, bare, "git", "for-each-ref")
+	if !strings.Contains(refsBefore, first) {
+		t.Fatalf("first push not in the bare repository:\n%s", refsBefore)
+	}
+
+	// 64 MiB of incompressible data cannot fit in a 48 MiB filesystem.
+	big := make([]byte, 64<<20)
+	rand.Read(big)
+	if err := os.WriteFile(filepath.Join(co.dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, co.env, co.dir, "git", "add", "big.bin")
+	must(t, co.env, co.dir, "git", "-c", "user.email=o@example", "commit", "-q", "-m", "too big")
+	out, err := run(t, co.env, co.dir, "git", "push", "origin", "main")
+	t.Logf("push onto a full disk:\n%s", out)
+	if err == nil {
+		t.Fatal("a push larger than the disk was accepted")
+	}
+	if !strings.Contains(out, "No space left on device") {
+		t.Fatalf("the refusal does not say the disk is full:\n%s", out)
+	}
+
+	if refs := must(t, nil, bare, "git", "for-each-ref"); refs != refsBefore {
+		t.Fatalf("refs changed by a refused push:\nbefore %s\nafter  %s", refsBefore, refs)
+	}
+	if out, err := run(t, nil, bare, "git", "fsck", "--full", "--strict", "--no-dangling"); err != nil {
+		t.Fatalf("git fsck after the refused push: %v\n%s", err, out)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(bare, "objects", "incoming-*"))
+	packs, _ := filepath.Glob(filepath.Join(bare, "objects", "pack", "tmp_*"))
+	if len(leftovers)+len(packs) > 0 {
+		t.Fatalf("the refused push left files behind: %v %v", leftovers, packs)
+	}
+	if relay.ProcessState != nil {
+		t.Fatal("relay exited")
+	}
+
+	// The space is back: a push that fits goes through.
+	must(t, co.env, co.dir, "git", "reset", "-q", "--hard", first)
+	next := co.commitPush(t, "NEXT", "fits\n")
+	if refs := must(t, nil, bare, "git", "for-each-ref"); !strings.Contains(refs, next) {
+		t.Fatalf("push after the refusal not in the bare repository:\n%s", refs)
+	}
+}
