@@ -64,25 +64,38 @@ func (c *conn) addSub(id string, filters nostr.Filters) (*subscription, string) 
 	return sub, ""
 }
 
-// serveStored sends the stored events of every filter, then EOSE.
+// serveStored sends the stored events of every filter, then EOSE. An
+// event that several filters match is sent once: the filters of one REQ
+// are alternatives, not separate queries.
 func (c *conn) serveStored(sub *subscription) {
 	defer c.srv.queries.Done()
+	var sent map[string]bool
+	if len(sub.filters) > 1 {
+		sent = map[string]bool{}
+	}
+	send := func(ev *nostr.Event) bool {
+		if sent != nil {
+			if sent[ev.ID] {
+				return true
+			}
+			sent[ev.ID] = true
+		}
+		return c.out.push(eventMsg(sub.id, eventJSON(ev)))
+	}
 	for i := range sub.filters {
 		f := &sub.filters[i]
 		if f.LimitZero {
 			continue
 		}
 		if f.Search != "" {
-			c.srv.searchStored(sub.ctx, c.AuthedPubKey(), f, func(ev *nostr.Event) bool {
-				return c.out.push(eventMsg(sub.id, eventJSON(ev)))
-			})
+			c.srv.searchStored(sub.ctx, c.AuthedPubKey(), f, send)
 			continue
 		}
 		c.srv.query(sub.ctx, f, func(ev *nostr.Event) bool {
 			if !c.srv.visibleTo(c.AuthedPubKey(), f, ev) {
 				return true
 			}
-			return c.out.push(eventMsg(sub.id, eventJSON(ev)))
+			return send(ev)
 		})
 	}
 	if sub.ctx.Err() == nil {
