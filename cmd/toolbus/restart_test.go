@@ -84,6 +84,7 @@ func TestRelayRestartUnderWorkerAndAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { probe.Close() })
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		evs, _ := probe.Query(ctx, nostr.Filters{{Kinds: []int{bus.KindServerAnnouncement, bus.KindToolsList}, Authors: []string{worker.PublicKey()}}})
@@ -123,6 +124,9 @@ func startSleepyWorker(t *testing.T, ctx context.Context, url string, key *signe
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the test ends: a connection left reconnecting would
+	// log into a finished test, which panics.
+	t.Cleanup(func() { conn.Close() })
 	relayKey, err := bus.RelayPubKey(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +145,9 @@ func startAdapterSession(t *testing.T, ctx context.Context, url string, key *sig
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the test ends: a connection left reconnecting would
+	// log into a finished test, which panics.
+	t.Cleanup(func() { conn.Close() })
 	client, err := bus.NewClient(ctx, conn, key, &bus.ClientOptions{Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ func TestRevocationIsImmediateAndTotal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close() }) // before the test ends: it logs while reconnecting
 	client, err := bus.NewClient(ctx, conn, victim, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +113,7 @@ func startEchoWorkerAt(t *testing.T, ctx context.Context, relayURL string, key *
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close() }) // before the test ends: it logs while reconnecting
 	relayKey, err := bus.RelayPubKey(ctx, relayURL)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ func TestPushTriggersTestsExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close() }) // before the test ends: it logs while reconnecting
 	for _, ev := range []nostr.Event{
 		testutil.Signed(t, alice, 9007, "", nostr.Tag{"h", "ci"}, nostr.Tag{"name", "CI"}),
 		testutil.Signed(t, alice, 9000, "", nostr.Tag{"h", "ci"}, nostr.Tag{"p", runner.PublicKey()}),
