@@ -67,6 +67,12 @@ type Options struct {
 	// VerifySignature checks a commit signature (the gpgsig header's value)
 	// over its payload and returns the signer's hex pubkey.
 	VerifySignature func(payload, signature []byte) (pubkey string, err error)
+	// Room, when set, reports whether data_dir's filesystem can take need
+	// more bytes; a push is refused (507, with the error's text) when it
+	// says no: before the ref advertisement with need 0, and before
+	// receive-pack with twice the request's declared size (pack and index,
+	// or loose objects). Nil skips the check.
+	Room func(need int64) error
 	// MaxRequestBytes caps a request body, both as sent and after gzip
 	// decoding. Zero means DefaultMaxRequestBytes.
 	MaxRequestBytes int64

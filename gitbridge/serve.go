@@ -18,6 +18,9 @@ var errTooLarge = errors.New("gitbridge: request body too large")
 // advertisement. The output is buffered (it is small) so that a failing git
 // becomes a clean 500 instead of a truncated 200.
 func (b *Bridge) serveAdvertisement(w http.ResponseWriter, r *http.Request, rt route, dir string) {
+	if rt.push() && !b.hasRoom(w, 0) {
+		return
+	}
 	release, err := b.acquire(r.Context())
 	if err != nil {
 		busy(w, err)
@@ -46,12 +49,30 @@ func (b *Bridge) serveAdvertisement(w http.ResponseWriter, r *http.Request, rt r
 	_, _ = w.Write(out.Bytes())
 }
 
+// hasRoom asks Options.Room whether a push of need bytes fits, answering
+// 507 with its reason (git shows a text/plain body as "remote: …") when it
+// does not.
+func (b *Bridge) hasRoom(w http.ResponseWriter, need int64) bool {
+	if b.opts.Room == nil {
+		return true
+	}
+	if err := b.opts.Room(need); err != nil {
+		b.log.Warn("git: push refused", "err", err)
+		http.Error(w, err.Error(), http.StatusInsufficientStorage)
+		return false
+	}
+	return true
+}
+
 // serveRPC streams a POST body into git --stateless-rpc and git's output
 // back. Output is streamed (packs are large), so a failure after the first
 // byte can only end the response early.
 func (b *Bridge) serveRPC(w http.ResponseWriter, r *http.Request, rt route, dir, pk string, ann *RepoAnnouncement) {
 	if r.ContentLength > b.opts.MaxRequestBytes {
 		http.Error(w, errTooLarge.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if rt.push() && !b.hasRoom(w, 2*max(r.ContentLength, 0)) {
 		return
 	}
 	body, err := b.requestBody(w, r)

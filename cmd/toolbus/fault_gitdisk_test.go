@@ -16,10 +16,11 @@ import (
 // no quarantined objects left behind taking the space, and the next push
 // that fits goes through.
 //
-// The relay's disk-full guard (limits.min_free_disk_mb) covers the event
-// store only: git receive-pack writes to data_dir/git without consulting
-// it. What refuses the push here is the filesystem itself (ENOSPC on a
-// small tmpfs), and git's quarantine that keeps the refs consistent.
+// The bridge checks the reserve (limits.min_free_disk_mb) before a push
+// starts, but git sends a large pack without announcing its size, so a push
+// bigger than the space above the reserve starts and runs out: what refuses
+// it here is the filesystem itself (ENOSPC on a small tmpfs), and git's
+// quarantine keeps the refs consistent.
 func TestGitPushOnFullDiskIsRefusedCleanly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -74,5 +75,45 @@ func TestGitPushOnFullDiskIsRefusedCleanly(t *testing.T) {
 	next := co.commitPush(t, "NEXT", "fits\n")
 	if refs := must(t, nil, bare, "git", "for-each-ref"); !strings.Contains(refs, next) {
 		t.Fatalf("push after the refusal not in the bare repository:\n%s", refs)
+	}
+}
+
+// A push that would eat into the reserve the event store keeps
+// (limits.min_free_disk_mb) is refused before git writes anything, with a
+// reason git shows the pusher; once space is freed, pushes go through.
+func TestGitPushRefusedWhenReserveIsGone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dataDir := mountTmpfs(t, "32m", false)
+	owner := testutil.NewKey(t)
+	_, relayURL := startRelayProcessWith(t, dataDir,
+		fmt.Sprintf("[workspace]\nmembers = [%q]\n[limits]\nmin_free_disk_mb = 20\n", owner.PublicKey()))
+	remote := strings.Replace(relayURL, "ws://", "http://", 1) + "/git/" + owner.NPub() + "/proj.git"
+	co := newGitCheckout(t, owner, remote)
+	first := co.commitPush(t, "README", "hello\n")
+
+	// Something else fills the filesystem to below the reserve.
+	filler := filepath.Join(dataDir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 12<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(co.dir, "NEXT"), "refused\n")
+	must(t, co.env, co.dir, "git", "add", ".")
+	must(t, co.env, co.dir, "git", "-c", "user.email=o@example", "commit", "-q", "-m", "next")
+	out, err := run(t, co.env, co.dir, "git", "push", "origin", "main")
+	if err == nil || !strings.Contains(out, "disk is full") {
+		t.Fatalf("push into the reserve: err %v, want a refusal saying the disk is full:\n%s", err, out)
+	}
+	bare := filepath.Join(dataDir, "git", owner.PublicKey(), "proj.git")
+	if refs := must(t, nil, bare, "git", "for-each-ref"); !strings.Contains(refs, first) {
+		t.Fatalf("refs changed by a refused push:\n%s", refs)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, co.env, co.dir, "git", "push", "origin", "main"); err != nil {
+		t.Fatalf("push after space was freed: %v\n%s", err, out)
 	}
 }

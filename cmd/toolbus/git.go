@@ -71,6 +71,7 @@ func newGitBridge(srv *relay.Server, cfg config.Config, logger *slog.Logger) (*g
 		RequireSignedCommits: cfg.Git.RequireSignedCommits,
 		VerifySignature:      verifyGitSignature,
 		MaxRequestBytes:      cfg.Git.MaxRequestBytes,
+		Room:                 srv.Room,
 		HookBinary:           exe,
 		Logger:               logger,
 	})
