@@ -15,7 +15,6 @@ import (
 
 	"toolbus/bus"
 	"toolbus/internal/testutil"
-	"toolbus/mcpadapter"
 	"toolbus/signer"
 )
 
@@ -38,7 +37,7 @@ func TestRelayKill9UnderWorkerProcessAndAdapter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	startFaultWorker(t, url, worker, "kw")
-	cs := startFaultAdapter(t, ctx, url, user)
+	cs := startAdapterSession(t, ctx, url, user)
 	shell := func(command string) (*mcp.CallToolResult, error) {
 		return cs.CallTool(ctx, &mcp.CallToolParams{Name: "kw__shell", Arguments: map[string]any{"command": command}})
 	}
@@ -122,44 +121,6 @@ func startFaultWorker(t *testing.T, url string, key *signer.Local, name string) 
 	cmd.Env = append(os.Environ(), "NOSTR_PRIVATE_KEY="+key.NSec(), "XDG_CONFIG_HOME="+t.TempDir())
 	waitForLine(t, cmd, "worker ready")
 	return cmd
-}
-
-// startFaultAdapter is startAdapterSession with the adapter's connection
-// closed when the test ends, so that it does not log (and panic the test
-// binary) while reconnecting to a relay already gone.
-func startFaultAdapter(t *testing.T, ctx context.Context, url string, key *signer.Local) *mcp.ClientSession {
-	t.Helper()
-	conn, err := bus.Dial(ctx, url, &bus.ConnOptions{Signer: key, Logger: testutil.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	client, err := bus.NewClient(ctx, conn, key, &bus.ClientOptions{Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	relayKey, err := bus.RelayPubKey(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := mcpadapter.New(mcpadapter.Options{Conn: conn, Client: client, RelayPubKey: relayKey,
-		CallTimeout: 20 * time.Second, Logger: testutil.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(ctx)
-	t.Cleanup(stop)
-	ct, st := mcp.NewInMemoryTransports()
-	go a.Server().Run(sctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 // faultAnnouncedAt returns the created_at of author's stored server and tools

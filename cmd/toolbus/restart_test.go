@@ -152,7 +152,10 @@ func startAdapterSession(t *testing.T, ctx context.Context, url string, key *sig
 	if err != nil {
 		t.Fatal(err)
 	}
-	relayKey, _ := bus.RelayPubKey(ctx, url)
+	relayKey, err := bus.RelayPubKey(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, err := mcpadapter.New(mcpadapter.Options{Conn: conn, Client: client, RelayPubKey: relayKey,
 		CallTimeout: 20 * time.Second, Logger: testutil.Logger(t)})
 	if err != nil {
@@ -161,11 +164,14 @@ func startAdapterSession(t *testing.T, ctx context.Context, url string, key *sig
 	if err := a.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	sctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
 	ct, st := mcp.NewInMemoryTransports()
-	go a.Server().Run(ctx, st)
+	go a.Server().Run(sctx, st)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cs.Close() })
 	return cs
 }
