@@ -42,7 +42,7 @@ type ServerOptions struct {
 	// has been seen a caller must be both on Allow and a current member (a
 	// removed or banned member on Allow is refused). If no list has come
 	// by the subscription's first EOSE (a relay that keeps none, or no
-	// RelayPubKey), Allow alone decides; calls before that EOSE wait for it.
+	// RelayPubKey), Allow alone decides; calls before that EOSE are held for it.
 	// When empty, callers are the workspace members, learned from the
 	// relay's NIP-43 membership list (kind 13534 by RelayPubKey) and kept
 	// current as it changes.
@@ -88,10 +88,12 @@ type Server struct {
 
 	members atomic.Pointer[memberSet]
 	allow   map[string]bool
-	// settled is closed at the first EOSE of the worker's subscription: by
-	// then the relay has sent its stored membership list, if it keeps one.
-	settled    chan struct{}
-	settleOnce sync.Once
+	// Until the first EOSE of the worker's subscription (by then the relay
+	// has sent its stored membership list, if it keeps one), calls that
+	// arrive with no list yet are parked rather than judged against none.
+	parkMu  sync.Mutex
+	settled bool
+	parked  []*nostr.Event
 
 	mu       sync.Mutex
 	sessions map[string]*callerSession
@@ -124,7 +126,7 @@ func NewServer(key signer.Keyer, srv *mcp.Server, opts *ServerOptions) (*Server,
 	s := &Server{key: key, mcp: srv, opts: o, log: o.Logger, self: key.PublicKey(),
 		sem: make(chan struct{}, o.Concurrency), seen: NewDedupe(100_000, 10*time.Minute),
 		sessions: map[string]*callerSession{}, allow: map[string]bool{}, lastAnnAt: map[int]nostr.Timestamp{},
-		ready: make(chan struct{}), settled: make(chan struct{})}
+		ready: make(chan struct{})}
 	for _, pk := range o.Allow {
 		s.allow[pk] = true
 	}
@@ -155,7 +157,10 @@ func (s *Server) Serve(ctx context.Context, conn *Conn) error {
 	defer sub.Close()
 	select {
 	case <-sub.EOSE():
-		s.settleOnce.Do(func() { close(s.settled) })
+		parked, snap := s.settle()
+		for _, ev := range parked {
+			s.dispatch(ev, snap)
+		}
 	case <-sub.Done():
 		return sub.Err()
 	case <-ctx.Done():
@@ -216,32 +221,59 @@ func (s *Server) onEvent(ev *nostr.Event) {
 		return
 	}
 	snap := s.members.Load()
+	if snap == nil && s.park(ev) {
+		return
+	}
+	s.dispatch(ev, snap)
+}
+
+// dispatch hands a call to the bounded pool, judged against snap.
+func (s *Server) dispatch(ev *nostr.Event, snap *memberSet) {
 	s.sem <- struct{}{}
 	go func() {
 		defer func() { <-s.sem }()
-		s.handle(ev, s.settledSnapshot(snap))
+		s.handle(ev, snap)
 	}()
 }
 
-// settleWait bounds how long a call that arrived before the membership
-// list waits for it.
-const settleWait = 10 * time.Second
+// maxParked bounds the calls held at start-up; past it they are dropped
+// (the caller times out, or the relay's mailbox replays them).
+const maxParked = 4096
 
-// settledSnapshot is the membership a call is judged against. A call that
-// arrives before any list (a live event can overtake the stored list at
-// start-up) waits for the subscription's first EOSE and takes the list as
-// of then: judged against no list, it would be refused although its caller
-// is a member, or, with an allowlist, let through although its caller was
-// removed.
-func (s *Server) settledSnapshot(snap *memberSet) *memberSet {
-	if snap != nil || !s.followsMembers() {
-		return snap
+// park holds a call that arrived before any membership list, until the
+// subscription's first EOSE (a live call can overtake the stored list at
+// start-up). Judged against no list it would be refused although its
+// caller is a member or, with an allowlist, let through although they were
+// removed. Parked calls take no pool slot: the delivery goroutine, which
+// parks them, must stay free to deliver the list and the EOSE. It reports
+// false when the call should be dispatched now.
+func (s *Server) park(ev *nostr.Event) bool {
+	if !s.followsMembers() {
+		return false
 	}
-	select {
-	case <-s.settled:
-	case <-time.After(settleWait):
+	s.parkMu.Lock()
+	defer s.parkMu.Unlock()
+	if s.settled {
+		return false
 	}
-	return s.members.Load()
+	if len(s.parked) >= maxParked {
+		s.log.Warn("dropping a call that arrived before the membership list: too many waiting", "event", ev.ID)
+		return true
+	}
+	s.parked = append(s.parked, ev)
+	return true
+}
+
+// settle ends parking at the first EOSE and returns the parked calls with
+// the membership they are to be judged against: the list as of now, or
+// none when the relay keeps none (then an allowlist alone decides).
+func (s *Server) settle() ([]*nostr.Event, *memberSet) {
+	s.parkMu.Lock()
+	defer s.parkMu.Unlock()
+	s.settled = true
+	parked := s.parked
+	s.parked = nil
+	return parked, s.members.Load()
 }
 
 // allowed decides whether caller may use this worker, against the

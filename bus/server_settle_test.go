@@ -9,49 +9,57 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// A call that overtakes the relay's stored membership list at start-up is
-// judged against the list as of the subscription's first EOSE, not against
-// none: with an allowlist, "none" would let a removed member through.
-func TestCallBeforeMembershipListWaitsForIt(t *testing.T) {
+// Calls that overtake the relay's stored membership list at start-up are
+// parked without taking a pool slot (more of them than the pool holds must
+// not block the delivery goroutine, which still has to deliver the list),
+// then judged against the list as of the first EOSE: with an allowlist,
+// judging them against no list would let a removed member through.
+func TestCallsBeforeMembershipListAreParked(t *testing.T) {
 	caller := strings.Repeat("a", 64)
+	relay := strings.Repeat("e", 64)
 	srv, err := NewServer(newWireKey(t), mcp.NewServer(&mcp.Implementation{Name: "t"}, nil),
-		&ServerOptions{RelayPubKey: strings.Repeat("r", 64), Allow: []string{caller}})
+		&ServerOptions{RelayPubKey: relay, Allow: []string{caller}, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan *memberSet, 1)
-	go func() { got <- srv.settledSnapshot(nil) }()
+	delivered := make(chan struct{})
+	go func() {
+		for i := range 20 { // five times the pool
+			srv.onEvent(&nostr.Event{ID: strings.Repeat("0", 62) + string(rune('a'+i%6)) + "0",
+				Kind: KindMessage, PubKey: caller, Tags: nostr.Tags{{"p", srv.self}}})
+		}
+		srv.onEvent(&nostr.Event{Kind: KindMembershipList, PubKey: relay, CreatedAt: 1,
+			Tags: nostr.Tags{{"member", strings.Repeat("b", 64)}}})
+		close(delivered)
+	}()
 	select {
-	case <-got:
-		t.Fatal("judged before the membership list could arrive")
-	case <-time.After(50 * time.Millisecond):
+	case <-delivered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("early calls blocked the delivery goroutine before the membership list")
 	}
-	list := parseMembers(&nostr.Event{CreatedAt: 1, Tags: nostr.Tags{{"member", strings.Repeat("b", 64)}}})
-	srv.members.Store(list)
-	srv.settleOnce.Do(func() { close(srv.settled) })
-	snap := <-got
-	if snap != list || srv.allowed(caller, snap) {
-		t.Fatalf("snapshot %v, allowed %v: want the list, which refuses the allowlisted non-member", snap, srv.allowed(caller, snap))
+	if n := len(srv.sem); n != 0 {
+		t.Fatalf("%d pool slots taken by parked calls", n)
 	}
-	// Once settled, a relay without a list leaves the allowlist alone.
-	srv.members.Store(nil)
-	if snap := srv.settledSnapshot(nil); snap != nil || !srv.allowed(caller, snap) {
-		t.Fatal("after EOSE with no list, the allowlist alone should decide")
+	parked, snap := srv.settle()
+	if len(parked) != 20 || snap == nil {
+		t.Fatalf("settle: %d parked, list %v; want 20 and the list", len(parked), snap)
+	}
+	if srv.allowed(caller, snap) {
+		t.Fatal("an allowlisted caller missing from the list was allowed")
+	}
+	if srv.park(&nostr.Event{Kind: KindMessage}) {
+		t.Fatal("a call after the first EOSE was parked")
 	}
 }
 
-// Open servers never wait for a list.
-func TestOpenServerDoesNotWaitForMembers(t *testing.T) {
+// Open servers never park.
+func TestOpenServerDoesNotPark(t *testing.T) {
 	srv, err := NewServer(newWireKey(t), mcp.NewServer(&mcp.Implementation{Name: "t"}, nil),
 		&ServerOptions{AllowAnyone: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { srv.settledSnapshot(nil); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("an open server waited for a membership list")
+	if srv.park(&nostr.Event{Kind: KindMessage}) {
+		t.Fatal("an open server parked a call")
 	}
 }
