@@ -100,10 +100,28 @@ func (s *Server) wasDeletedFromChannel(ctx context.Context, ev *nostr.Event) boo
 	if s.wasDeleted(ctx, ev) {
 		return true
 	}
+	group := s.groups.GroupOf(ev)
 	f := nostr.Filter{Kinds: []int{nostr.KindSimpleGroupDeleteEvent}, Limit: 1,
-		Tags: nostr.TagMap{"e": {ev.ID}, "h": {s.groups.GroupOf(ev)}}}
+		Tags: nostr.TagMap{"e": {ev.ID}, "h": {group}}}
 	found := false
 	s.query(ctx, &f, func(*nostr.Event) bool { found = true; return false })
+	return found || s.predatesGroupDeletion(ctx, group, ev)
+}
+
+// predatesGroupDeletion reports whether ev was made before the
+// latest 9008 that deleted its channel. The purge removes the channel's
+// 9005s with its messages, so once the id is reused this is what stops
+// anyone holding old signed messages from putting them back.
+func (s *Server) predatesGroupDeletion(ctx context.Context, group string, ev *nostr.Event) bool {
+	if group == "" {
+		return false
+	}
+	f := nostr.Filter{Kinds: []int{nostr.KindSimpleGroupDeleteGroup}, Limit: 1, Tags: nostr.TagMap{"h": {group}}}
+	found := false
+	s.query(ctx, &f, func(del *nostr.Event) bool {
+		found = ev.CreatedAt < del.CreatedAt
+		return false
+	})
 	return found
 }
 

@@ -1,6 +1,8 @@
 package relay_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -122,6 +124,15 @@ func TestChannelDeleteGroup(t *testing.T) {
 	member.refused("restricted:", 9008, "", h)
 	chanHasIDs(t, "after refused 9008s", member.fetch(nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"doomed"}}}), m1.ID, m2.ID)
 
+	// A message made well before the deletion, to try to put back later.
+	old := nostr.Event{Kind: 9, CreatedAt: nostr.Now() - 30, Content: "old xylophone", Tags: nostr.Tags{h}}
+	if err := member.key.SignEvent(context.Background(), &old); err != nil {
+		t.Fatal(err)
+	}
+	if ok, reason := member.publish(old); !ok {
+		t.Fatalf("old message refused: %s", reason)
+	}
+
 	owner.send(9008, "", h)
 	gone := func(step string) {
 		t.Helper()
@@ -154,9 +165,13 @@ func TestChannelDeleteGroup(t *testing.T) {
 	member = newChanPeer(t, r, member.key)
 	gone("after restart")
 
-	// The id is free again: a new channel under it starts from nothing.
+	// The id is free again: a new channel under it starts from nothing,
+	// and a message from before the deletion cannot be put back into it.
 	member.send(9007, "", h)
 	owner.refused("restricted:", 9, "I was the owner", h)
+	if ok, reason := member.publish(old); ok || !strings.HasPrefix(reason, "blocked:") {
+		t.Fatalf("re-publishing a message from before the 9008: OK %v %q, want blocked", ok, reason)
+	}
 	chanHasIDs(t, "re-created", member.fetch(nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"doomed"}}}))
 	chanWantMembers(t, r, member, "doomed", "re-created", member.pk())
 	meta := chanMeta(t, r, member, "doomed")

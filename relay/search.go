@@ -159,8 +159,12 @@ func (s *Server) searchStored(ctx context.Context, pk string, f *nostr.Filter, e
 // with a search filter: every term of the query must occur in the content
 // (case-insensitively). Ranking does not apply to live events.
 func matchesSearch(query, content string) bool {
+	words := strings.Fields(strings.ToLower(parseSearch(query).words))
+	if len(words) == 0 {
+		return false // only extensions: the stored side finds nothing either
+	}
 	content = strings.ToLower(content)
-	for _, term := range strings.Fields(strings.ToLower(parseSearch(query).words)) {
+	for _, term := range words {
 		if !strings.Contains(content, term) {
 			return false
 		}

@@ -20,3 +20,23 @@ func TestParseSearch(t *testing.T) {
 		}
 	}
 }
+
+// Live matching agrees with the index: every word must occur, extensions
+// are not words, and a search of extensions alone matches nothing.
+func TestMatchesSearch(t *testing.T) {
+	for _, c := range []struct {
+		query, content string
+		want           bool
+	}{
+		{"deploy", "Deploy failed", true},
+		{"deploy failed", "the deploy has failed", true},
+		{"deploy failed", "deploy ok", false},
+		{"deploy offset:20", "deploy ok", true},
+		{"offset:5", "anything at all", false},
+		{"include:spam", "anything at all", false},
+	} {
+		if got := matchesSearch(c.query, c.content); got != c.want {
+			t.Errorf("matchesSearch(%q, %q) = %v, want %v", c.query, c.content, got, c.want)
+		}
+	}
+}
