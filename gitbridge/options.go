@@ -67,12 +67,14 @@ type Options struct {
 	// VerifySignature checks a commit signature (the gpgsig header's value)
 	// over its payload and returns the signer's hex pubkey.
 	VerifySignature func(payload, signature []byte) (pubkey string, err error)
-	// Room, when set, reports whether data_dir's filesystem can take need
-	// more bytes; a push is refused (507, with the error's text) when it
-	// says no: before the ref advertisement with need 0, and before
-	// receive-pack with twice the request's declared size (pack and index,
-	// or loose objects). Nil skips the check.
-	Room func(need int64) error
+	// Headroom, when set, reports how many bytes data_dir's filesystem can
+	// take before it drops below the relay's reserve (ok false: unknown).
+	// A push is refused (507 "disk is full") when there is none left, or
+	// less than twice a declared request size; otherwise receive-pack runs
+	// with receive.maxInputSize at half of it (pack plus index), because
+	// git sends a large pack chunked, without saying its size. Nil skips
+	// all of this.
+	Headroom func() (bytes int64, ok bool)
 	// MaxRequestBytes caps a request body, both as sent and after gzip
 	// decoding. Zero means DefaultMaxRequestBytes.
 	MaxRequestBytes int64

@@ -49,19 +49,36 @@ func (b *Bridge) serveAdvertisement(w http.ResponseWriter, r *http.Request, rt r
 	_, _ = w.Write(out.Bytes())
 }
 
-// hasRoom asks Options.Room whether a push of need bytes fits, answering
-// 507 with its reason (git shows a text/plain body as "remote: …") when it
-// does not.
+// errNoRoom refuses a push that would eat into the relay's disk reserve.
+var errNoRoom = errors.New("disk is full: the relay takes no pushes until space is freed")
+
+// hasRoom checks Options.Headroom for a push of need bytes, answering 507
+// with the reason (git shows a text/plain body as "remote: …") when it
+// does not fit.
 func (b *Bridge) hasRoom(w http.ResponseWriter, need int64) bool {
-	if b.opts.Room == nil {
+	if b.opts.Headroom == nil {
 		return true
 	}
-	if err := b.opts.Room(need); err != nil {
-		b.log.Warn("git: push refused", "err", err)
-		http.Error(w, err.Error(), http.StatusInsufficientStorage)
+	if room, ok := b.opts.Headroom(); ok && room <= need {
+		b.log.Warn("git: push refused: disk reserve reached", "headroom", room, "need", need)
+		http.Error(w, errNoRoom.Error(), http.StatusInsufficientStorage)
 		return false
 	}
 	return true
+}
+
+// inputLimit is the -c receive.maxInputSize for a push, so that a pack
+// of undeclared size cannot run the filesystem into the reserve; none
+// when Headroom is unset or cannot tell.
+func (b *Bridge) inputLimit() []string {
+	if b.opts.Headroom == nil {
+		return nil
+	}
+	room, ok := b.opts.Headroom()
+	if !ok {
+		return nil
+	}
+	return []string{"-c", fmt.Sprintf("receive.maxInputSize=%d", max(room/2, 1))}
 }
 
 // serveRPC streams a POST body into git --stateless-rpc and git's output
@@ -98,7 +115,11 @@ func (b *Bridge) serveRPC(w http.ResponseWriter, r *http.Request, rt route, dir,
 	w.Header().Set("Content-Type", "application/x-"+rt.service+"-result")
 	// receive-pack reports progress while it still reads the pack.
 	_ = http.NewResponseController(w).EnableFullDuplex()
-	err = b.runRPC(r.Context(), rt, dir, env, body, out)
+	var limit []string
+	if rt.push() {
+		limit = b.inputLimit()
+	}
+	err = b.runRPC(r.Context(), rt, dir, env, limit, body, out)
 	if err != nil {
 		b.rpcFailed(w, out, body, err, dir)
 	}
@@ -108,8 +129,9 @@ func (b *Bridge) serveRPC(w http.ResponseWriter, r *http.Request, rt route, dir,
 }
 
 // runRPC runs the service over body, writing to out.
-func (b *Bridge) runRPC(ctx context.Context, rt route, dir string, env []string, body io.Reader, out io.Writer) error {
-	cmd, cancel := b.command(ctx, env, strings.TrimPrefix(rt.service, "git-"), "--stateless-rpc", dir)
+func (b *Bridge) runRPC(ctx context.Context, rt route, dir string, env, config []string, body io.Reader, out io.Writer) error {
+	args := append(config, strings.TrimPrefix(rt.service, "git-"), "--stateless-rpc", dir)
+	cmd, cancel := b.command(ctx, env, args...)
 	defer cancel()
 	errb := &capped{max: 4 << 10}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = body, out, errb

@@ -40,27 +40,16 @@ func (g *diskGuard) ok() bool {
 	return !g.full
 }
 
-// ErrNoRoom refuses a write outside the event store (a git push) that
-// would leave the data directory's filesystem below min_free_disk_mb.
-var ErrNoRoom = errors.New("disk is full: the relay takes no pushes until space is freed")
-
-// Room reports whether the filesystem holding data_dir can take need more
-// bytes and keep the limits.min_free_disk_mb reserve. The event store
-// needs that reserve (see errDiskFull), and git pushes share its
-// filesystem, so a push that would eat into it is refused before it
-// starts rather than risk the store. Nil when there is room, when no
-// reserve is configured, or when statfs cannot tell.
-func (s *Server) Room(need int64) error {
-	minFree := uint64(s.cfg.Limits.MinFreeDiskMB) << 20
-	if minFree == 0 {
-		return nil
-	}
+// Headroom is how many bytes the filesystem holding data_dir can take
+// before it drops below the limits.min_free_disk_mb reserve (negative when
+// it already has), for writers outside the event store: git pushes share
+// the filesystem, and the store needs the reserve (see errDiskFull). ok is
+// false when statfs cannot tell.
+func (s *Server) Headroom() (bytes int64, ok bool) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(s.cfg.DataDir, &st); err != nil {
-		return nil
+		return 0, false
 	}
-	if st.Bavail*uint64(st.Bsize) < minFree+uint64(max(need, 0)) {
-		return ErrNoRoom
-	}
-	return nil
+	free := int64(st.Bavail) * int64(st.Bsize)
+	return free - int64(s.cfg.Limits.MinFreeDiskMB)<<20, true
 }

@@ -16,10 +16,10 @@ import (
 // no quarantined objects left behind taking the space, and the next push
 // that fits goes through.
 //
-// The bridge checks the reserve (limits.min_free_disk_mb) before a push
-// starts, but git sends a large pack without announcing its size, so a push
-// bigger than the space above the reserve starts and runs out: what refuses
-// it here is the filesystem itself (ENOSPC on a small tmpfs), and git's
+// git sends a large pack chunked, without announcing its size, so the
+// bridge runs receive-pack with receive.maxInputSize at half the space
+// above the reserve (limits.min_free_disk_mb): a pack bigger than that is
+// refused while it streams in, before the filesystem fills, and git's
 // quarantine keeps the refs consistent.
 func TestGitPushOnFullDiskIsRefusedCleanly(t *testing.T) {
 	if testing.Short() {
@@ -51,8 +51,8 @@ func TestGitPushOnFullDiskIsRefusedCleanly(t *testing.T) {
 	if err == nil {
 		t.Fatal("a push larger than the disk was accepted")
 	}
-	if !strings.Contains(out, "No space left on device") {
-		t.Fatalf("the refusal does not say the disk is full:\n%s", out)
+	if !strings.Contains(out, "pack exceeds maximum allowed size") {
+		t.Fatalf("the refusal does not say the pack is too big for the disk:\n%s", out)
 	}
 
 	if refs := must(t, nil, bare, "git", "for-each-ref"); refs != refsBefore {

@@ -71,7 +71,7 @@ func newGitBridge(srv *relay.Server, cfg config.Config, logger *slog.Logger) (*g
 		RequireSignedCommits: cfg.Git.RequireSignedCommits,
 		VerifySignature:      verifyGitSignature,
 		MaxRequestBytes:      cfg.Git.MaxRequestBytes,
-		Room:                 srv.Room,
+		Headroom:             srv.Headroom,
 		HookBinary:           exe,
 		Logger:               logger,
 	})

@@ -95,8 +95,9 @@ type Limits struct {
 	MaxConnectionsPerIP int `toml:"max_connections_per_ip"`
 	// MinFreeDiskMB refuses writes (OK false "error: disk is full") while
 	// data_dir's filesystem has less free space than this, so the store
-	// never runs out of room mid-transaction. Git pushes that would leave
-	// less than this are refused too (HTTP 507), as they share the disk.
+	// never runs out of room mid-transaction. Git pushes share the disk:
+	// they are refused (HTTP 507) when there is no room above this, and a
+	// pack may use at most half of that room (receive.maxInputSize).
 	MinFreeDiskMB int `toml:"min_free_disk_mb"`
 }
 
