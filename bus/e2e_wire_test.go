@@ -10,6 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolbus/internal/config"
+	"toolbus/internal/testutil"
 )
 
 // TestReplyKindFollowsRequest: the worker answers in the kind the call
@@ -117,5 +120,29 @@ func TestHandlerErrorsGetNonZeroCodes(t *testing.T) {
 		if reply.Error.Code == 0 {
 			t.Fatalf("prompt %s: error sent with code 0", name)
 		}
+	}
+}
+
+// TestReplyRefusedByRelayForSize: a relay whose max_content_bytes is below
+// the bus's own limit refuses a reply the worker thought fine; the caller
+// still gets the short "too large" tool error, not a wait for its deadline.
+func TestReplyRefusedByRelayForSize(t *testing.T) {
+	r := testutil.StartRelay(t, func(c *config.Config) { c.Limits.MaxContentBytes = 20_000 })
+	tools := newTestTools()
+	mcp.AddTool(tools.server, &mcp.Tool{Name: "big", Description: "answer with bytes of text"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
+		})
+	worker, cancel := startWorker(t, r.URL, r.Member, tools, &ServerOptions{RelayPubKey: r.Server.PublicKey()})
+	defer cancel()
+	client := startClient(t, r.URL, r.Admin, nil)
+	ctx, stop := context.WithTimeout(testCtx(t), 5*time.Second) // a lost reply shows as timeout
+	defer stop()
+	res, err := client.CallTool(ctx, worker.PublicKey(), "big", map[string]any{"bytes": 30_000}, WithWrap(WrapNone))
+	if err != nil {
+		t.Fatalf("want a tool error, got %v", err)
+	}
+	if e := ResultError(res); e == nil || e.Code != CodeInternal || !strings.Contains(e.Message, "too large") {
+		t.Fatalf("want internal \"too large\", got %+v", e)
 	}
 }

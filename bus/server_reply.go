@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,7 @@ func (s *Server) respond(ctx context.Context, cs *callerSession, p *pendingReque
 		tags = s.discoveryTags()
 	}
 	err := s.send(ctx, cs.caller, resp, p.eventID, p.wrapKind, tags)
-	if errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, ErrTooLarge) || refusedAsTooLarge(err) {
 		err = s.send(ctx, cs.caller, tooLargeAnswer(resp, p.method, err), p.eventID, p.wrapKind, tags)
 	}
 	if err != nil {
@@ -142,6 +143,14 @@ func toolResponse(resp *jsonrpc.Response) *jsonrpc.Response {
 		return resp
 	}
 	return &jsonrpc.Response{ID: resp.ID, Result: result}
+}
+
+// refusedAsTooLarge reports whether the relay refused an event for its
+// size: a relay may set max_content_bytes below MaxPlaintext, and the
+// caller must then hear why rather than wait for its deadline.
+func refusedAsTooLarge(err error) bool {
+	var rej *RejectedError
+	return errors.As(err, &rej) && rej.Prefix() == "invalid" && strings.Contains(rej.Reason, "too large")
 }
 
 // tooLargeAnswer replaces a reply that does not fit one event (see
