@@ -76,7 +76,7 @@ func sizesFor(quick bool) sizes {
 	if quick {
 		return sizes{rounds: 2, ingestFor: 1500 * time.Millisecond, ingestEvents: 12_000,
 			latencyN: 300, idleConns: 1000, idleSubs: 10_000, settle: 500 * time.Millisecond,
-			busRTTN: 200, busFor: 1500 * time.Millisecond,
+			busRTTN: 200, busFor: time.Second,
 			fanoutSubs: 100, fanoutSeq: 30, fanoutBurst: 300, fanoutRounds: 1,
 			idleN: 500, idleFor: 400 * time.Millisecond, idleRounds: 1,
 			stuckHealthy: 10, stuckN: 200, stuckTimeout: 2 * time.Second, stuckRounds: 1}
