@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/signer"
 )
 
 // queueSize is how many relay messages may wait for the dispatcher before
@@ -85,7 +87,7 @@ func (sub *Subscription) deliver(ev *nostr.Event) {
 	if sub.seen.has(key) {
 		return
 	}
-	if ok, err := ev.CheckSignature(); !ok || err != nil {
+	if !signer.VerifyEvent(ev) {
 		sub.c.log.Warn("dropping event with bad signature from relay", "sub", sub.id, "id", ev.ID)
 		return
 	}

@@ -211,7 +211,7 @@ func verifyInner(inner *nostr.Event) error {
 	if !inner.CheckID() {
 		return fmt.Errorf("%w: id does not match the event", ErrInnerInvalid)
 	}
-	if ok, err := inner.CheckSignature(); !ok || err != nil {
+	if !signer.VerifyEvent(inner) {
 		return fmt.Errorf("%w: bad signature on %s", ErrInnerInvalid, inner.ID)
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/signer"
 )
 
 // Defaults applied when the corresponding Options field is zero.
@@ -143,8 +145,8 @@ func checkEvent(ev *nostr.Event, now time.Time, window time.Duration) error {
 	if !ev.CheckID() {
 		return ErrBadSignature
 	}
-	if ok, err := ev.CheckSignature(); !ok || err != nil {
-		return ErrBadSignature // err would quote the pubkey; drop it
+	if !signer.VerifyEvent(ev) {
+		return ErrBadSignature
 	}
 	return nil
 }

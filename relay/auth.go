@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/signer"
 )
 
 // authWindow is how far a NIP-42 event's created_at may be from now.
@@ -43,7 +45,7 @@ func (c *conn) checkAuth(ev *nostr.Event) string {
 	if !ev.CheckID() {
 		return "invalid: event id does not match its content"
 	}
-	if ok, err := ev.CheckSignature(); err != nil || !ok {
+	if !signer.VerifyEvent(ev) {
 		return "invalid: bad signature"
 	}
 	return ""

@@ -5,6 +5,8 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip70"
+
+	"toolbus/signer"
 )
 
 // handleEvent runs one EVENT through the cheap checks first (per-IP budget,
@@ -57,7 +59,7 @@ func (c *conn) precheck(ev *nostr.Event) string {
 	if !ev.CheckID() {
 		return "invalid: event id does not match its content"
 	}
-	if ok, err := ev.CheckSignature(); err != nil || !ok {
+	if !signer.VerifyEvent(ev) {
 		return "invalid: bad signature"
 	}
 	return ""

@@ -27,7 +27,7 @@ func (s *Server) IsMember(pk string) bool {
 // are for clients; replaceable and addressable events replace their
 // previous version.
 func (s *Server) PublishInternal(ctx context.Context, ev *nostr.Event) error {
-	if ok, err := ev.CheckSignature(); !ok || err != nil {
+	if !signer.VerifyEvent(ev) {
 		return errors.New("relay: internal event is not validly signed")
 	}
 	if !nostr.IsEphemeralKind(ev.Kind) {

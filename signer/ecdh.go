@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // ConversationKey returns the NIP-44 v2 conversation key between the secret
@@ -70,4 +71,20 @@ func IsHexKey(s string) bool {
 		}
 	}
 	return true
+}
+
+// VerifyEvent reports whether ev carries a valid BIP-340 signature by its
+// pubkey over its id. It checks first that id, pubkey and sig are
+// lowercase hex of their exact lengths: go-nostr's libsecp256k1 build of
+// CheckSignature decodes them into fixed-size arrays and panics on longer
+// input, so an event with a 130-character sig would crash whoever checks
+// it. Every signature check on data from the network goes through here.
+// It does not check that the id matches the content (see CheckID).
+func VerifyEvent(ev *nostr.Event) bool {
+	if !IsHexKey(ev.ID) || !IsHexKey(ev.PubKey) || len(ev.Sig) != 128 ||
+		!IsHexKey(ev.Sig[:64]) || !IsHexKey(ev.Sig[64:]) {
+		return false
+	}
+	ok, err := ev.CheckSignature()
+	return ok && err == nil
 }

@@ -74,3 +74,32 @@ func TestIsHexKey(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyEventRefusesMalformedHex: go-nostr's libsecp256k1 build
+// panics on an over-long sig or pubkey; VerifyEvent says false instead.
+func TestVerifyEventRefusesMalformedHex(t *testing.T) {
+	l := mustGenerate(t)
+	good := nostr.Event{Kind: 1, Content: "x", CreatedAt: 1}
+	if err := l.SignEvent(t.Context(), &good); err != nil {
+		t.Fatal(err)
+	}
+	if !VerifyEvent(&good) {
+		t.Fatal("a valid event was refused")
+	}
+	for name, mutate := range map[string]func(*nostr.Event){
+		"long sig":       func(e *nostr.Event) { e.Sig += "00" },
+		"short sig":      func(e *nostr.Event) { e.Sig = e.Sig[:126] },
+		"upper-case sig": func(e *nostr.Event) { e.Sig = strings.ToUpper(e.Sig) },
+		"non-hex sig":    func(e *nostr.Event) { e.Sig = "zz" + e.Sig[2:] },
+		"long pubkey":    func(e *nostr.Event) { e.PubKey += "00" },
+		"long id":        func(e *nostr.Event) { e.ID += "00" },
+		"empty":          func(e *nostr.Event) { e.ID, e.PubKey, e.Sig = "", "", "" },
+		"other sig":      func(e *nostr.Event) { e.Sig = strings.Repeat("1", 128) },
+	} {
+		ev := good
+		mutate(&ev)
+		if VerifyEvent(&ev) {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
