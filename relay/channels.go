@@ -105,24 +105,17 @@ func (s *Server) wasDeletedFromChannel(ctx context.Context, ev *nostr.Event) boo
 		Tags: nostr.TagMap{"e": {ev.ID}, "h": {group}}}
 	found := false
 	s.query(ctx, &f, func(*nostr.Event) bool { found = true; return false })
-	return found || s.predatesGroupDeletion(ctx, group, ev)
+	return found || s.predatesGroupDeletion(group, ev)
 }
 
-// predatesGroupDeletion reports whether ev was made before the
-// latest 9008 that deleted its channel. The purge removes the channel's
-// 9005s with its messages, so once the id is reused this is what stops
-// anyone holding old signed messages from putting them back.
-func (s *Server) predatesGroupDeletion(ctx context.Context, group string, ev *nostr.Event) bool {
-	if group == "" {
-		return false
-	}
-	f := nostr.Filter{Kinds: []int{nostr.KindSimpleGroupDeleteGroup}, Limit: 1, Tags: nostr.TagMap{"h": {group}}}
-	found := false
-	s.query(ctx, &f, func(del *nostr.Event) bool {
-		found = ev.CreatedAt < del.CreatedAt
-		return false
-	})
-	return found
+// predatesGroupDeletion reports whether ev was made before the latest
+// 9008 that deleted its channel. The purge removes the channel's 9005s
+// with its messages, so once the id is reused this is what stops anyone
+// holding old signed messages from putting them back. The state machine
+// keeps the time, so no store query is added to every channel message.
+func (s *Server) predatesGroupDeletion(group string, ev *nostr.Event) bool {
+	at, deleted := s.groups.DeletedAt(group)
+	return deleted && ev.CreatedAt < at
 }
 
 // applyGroupResults deletes, stores and broadcasts what the state machine

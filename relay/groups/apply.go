@@ -104,6 +104,7 @@ func (s *State) commit(out *outcome, stamps map[metaKey]stamp) {
 	if out.next == nil {
 		delete(s.groups, out.gid)
 		s.forgetMetadata(out.gid)
+		s.noteDeleted(out.gid, out.ev.CreatedAt)
 	} else {
 		s.groups[out.gid] = out.next
 	}
@@ -122,4 +123,11 @@ func groupOf(ev *nostr.Event) string {
 		return t[1]
 	}
 	return ""
+}
+
+// noteDeleted records that group was deleted at at (the latest wins).
+func (s *State) noteDeleted(group string, at nostr.Timestamp) {
+	if at > s.gone[group] {
+		s.gone[group] = at
+	}
 }

@@ -59,6 +59,11 @@ func (s *State) rebuild(ctx context.Context, events []*nostr.Event, sortLog bool
 		if i%256 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if ev.Kind == kindDeleteGroup {
+			// Stored, so it was applied once; its group's own log is
+			// purged, so the replay cannot apply it again.
+			s.noteDeleted(groupOf(ev), ev.CreatedAt)
+		}
 		if _, err := s.apply(ctx, ev, replay); err != nil {
 			s.skipped(ev, err)
 		}

@@ -21,10 +21,11 @@ type State struct {
 	opts    Options
 
 	groups map[string]*group
-	seen   map[string]bool   // ids of applied state-changing events
-	last   map[string]evKey  // latest state-changing event per group id; outlives deletion
-	pub    map[metaKey]stamp // what was last emitted per group and 3900x kind
-	strict bool              // refuse events that would replay out of order (no order record)
+	seen   map[string]bool            // ids of applied state-changing events
+	last   map[string]evKey           // latest state-changing event per group id; outlives deletion
+	gone   map[string]nostr.Timestamp // created_at of the latest 9008 per group id; outlives re-creation
+	pub    map[metaKey]stamp          // what was last emitted per group and 3900x kind
+	strict bool                       // refuse events that would replay out of order (no order record)
 }
 
 // evKey orders state-changing events the way Rebuild replays them.
@@ -100,12 +101,23 @@ func (s *State) reset() {
 	s.groups = map[string]*group{}
 	s.seen = map[string]bool{}
 	s.last = map[string]evKey{}
+	s.gone = map[string]nostr.Timestamp{}
 	if s.pub == nil {
 		s.pub = map[metaKey]stamp{}
 	}
 	for k, st := range s.pub {
 		s.pub[k] = stamp{at: st.at}
 	}
+}
+
+// DeletedAt returns the created_at of the latest 9008 that deleted group,
+// if one did (the group may exist again since). The relay refuses events
+// made before it: the purge removed their tombstones with them.
+func (s *State) DeletedAt(group string) (nostr.Timestamp, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	at, ok := s.gone[group]
+	return at, ok
 }
 
 // GroupOf returns the group an event belongs to: its "h" tag, or its "d" tag
