@@ -31,7 +31,7 @@ func Wrap(inner *nostr.Event, recipient string, kind int) (*nostr.Event, error) 
 	}
 	// The curve check is the ECDH's, in wrapWith: parsing the point here
 	// would cost a square root (~12 µs) for nothing.
-	if !signer.IsHexKey(recipient) {
+	if !signer.IsLowerHex(recipient, 64) {
 		return nil, fmt.Errorf("bus: wrap recipient: %w", signer.ErrInvalidPubKey)
 	}
 	// Unwrap refuses this, so fail at the sender where the bug is.

@@ -2,13 +2,14 @@ package nip98
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"toolbus/signer"
 )
 
 // MaxHeaderLen caps the Authorization header before any decoding, so a
@@ -82,20 +83,10 @@ func decodeEvent(token string) (*nostr.Event, error) {
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return nil, fmt.Errorf("%w: bad event json", ErrMalformed)
 	}
-	if !isLowerHex(ev.PubKey, 64) || !isLowerHex(ev.ID, 64) || !isLowerHex(ev.Sig, 128) {
+	if !signer.IsLowerHex(ev.PubKey, 64) || !signer.IsLowerHex(ev.ID, 64) || !signer.IsLowerHex(ev.Sig, 128) {
 		return nil, fmt.Errorf("%w: bad id, pubkey or sig field", ErrMalformed)
 	}
 	return &ev, nil
-}
-
-// isLowerHex insists on lower case: the id and pubkey are hashed as text,
-// so accepting upper case would let one key appear under two spellings.
-func isLowerHex(s string, n int) bool {
-	if len(s) != n || strings.ToLower(s) != s {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
 
 // singleTag returns the value of the tag called name. Several tags of the

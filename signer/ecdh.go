@@ -58,11 +58,13 @@ func conversationKey(k *btcec.ModNScalar, peer string) ([32]byte, error) {
 	return ck, nil
 }
 
-// IsHexKey reports whether s is spelled as a key on the wire: 64 lowercase
-// hex digits. It does not check that s is a point on the curve; the ECDH
-// and signature checks that use the key do, at no extra cost.
-func IsHexKey(s string) bool {
-	if len(s) != 64 {
+// IsLowerHex reports whether s is exactly n lowercase hex characters, the
+// one spelling NIP-01 allows for ids, keys and signatures (they are hashed
+// as text, so upper case would give one key two spellings). It does not
+// check that a key is a point on the curve; the ECDH and signature checks
+// that use it do, at no extra cost.
+func IsLowerHex(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -81,8 +83,7 @@ func IsHexKey(s string) bool {
 // it. Every signature check on data from the network goes through here.
 // It does not check that the id matches the content (see CheckID).
 func VerifyEvent(ev *nostr.Event) bool {
-	if !IsHexKey(ev.ID) || !IsHexKey(ev.PubKey) || len(ev.Sig) != 128 ||
-		!IsHexKey(ev.Sig[:64]) || !IsHexKey(ev.Sig[64:]) {
+	if !IsLowerHex(ev.ID, 64) || !IsLowerHex(ev.PubKey, 64) || !IsLowerHex(ev.Sig, 128) {
 		return false
 	}
 	ok, err := ev.CheckSignature()

@@ -58,7 +58,7 @@ func TestConversationKeyRefusesBadKeys(t *testing.T) {
 	}
 }
 
-func TestIsHexKey(t *testing.T) {
+func TestIsLowerHex(t *testing.T) {
 	good := strings.Repeat("0a", 32)
 	for s, want := range map[string]bool{
 		good:                    true,
@@ -69,8 +69,8 @@ func TestIsHexKey(t *testing.T) {
 		strings.Repeat("g", 64): false,
 		strings.Repeat("f", 64): true,
 	} {
-		if got := IsHexKey(s); got != want {
-			t.Errorf("IsHexKey(%q) = %v, want %v", s, got, want)
+		if got := IsLowerHex(s, 64); got != want {
+			t.Errorf("IsLowerHex(%q, 64) = %v, want %v", s, got, want)
 		}
 	}
 }

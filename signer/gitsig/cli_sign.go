@@ -88,5 +88,5 @@ func looksLikePubKey(s string) bool {
 	if strings.HasPrefix(strings.ToLower(s), "npub1") {
 		return true
 	}
-	return isLowerHex(strings.ToLower(s), 64)
+	return signer.IsLowerHex(strings.ToLower(s), 64)
 }

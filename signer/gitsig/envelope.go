@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+
+	"toolbus/signer"
 )
 
 // zeroKeyID is the key id ERRSIG carries when no signer key could be read.
@@ -50,25 +52,10 @@ func keyID(pk string) string {
 	return pk
 }
 
-// isLowerHex reports whether s is exactly n lowercase hex characters. The
-// spec forbids upper case so that a key or signature has one spelling.
-func isLowerHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // isXOnlyKey reports whether s is 64 lowercase hex characters naming a point
 // on secp256k1 (BIP-340 lift_x succeeds).
 func isXOnlyKey(s string) bool {
-	if !isLowerHex(s, 64) {
+	if !signer.IsLowerHex(s, 64) {
 		return false
 	}
 	raw, _ := hex.DecodeString(s)
@@ -86,7 +73,7 @@ func checkAttestation(oa *Attestation, pk string) string {
 		return "oa[0] is not a valid x-only public key in lowercase hex"
 	case oa.Owner == pk:
 		return "oa[0] equals pk: an owner cannot attest itself"
-	case !isLowerHex(oa.Sig, 128):
+	case !signer.IsLowerHex(oa.Sig, 128):
 		return "oa[2] is not 128 lowercase hex characters"
 	}
 	if _, err := parseConditions(oa.Conditions); err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"toolbus/signer"
 )
 
 // parseArmored decodes and validates an armored signature. Every error is a
@@ -149,7 +151,7 @@ func (r *rawEnvelope) validate() (*envelope, error) {
 	if pk == "" {
 		return nil, malformed("", `"pk" is missing or not a valid x-only public key in lowercase hex`)
 	}
-	if !r.seen["sig"] || !isLowerHex(r.sig, 128) {
+	if !r.seen["sig"] || !signer.IsLowerHex(r.sig, 128) {
 		return nil, malformed(pk, `"sig" is missing or not 128 lowercase hex characters`)
 	}
 	t, err := strconv.ParseInt(string(r.t), 10, 64)
