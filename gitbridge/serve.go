@@ -18,8 +18,10 @@ var errTooLarge = errors.New("gitbridge: request body too large")
 // advertisement. The output is buffered (it is small) so that a failing git
 // becomes a clean 500 instead of a truncated 200.
 func (b *Bridge) serveAdvertisement(w http.ResponseWriter, r *http.Request, rt route, dir string) {
-	if rt.push() && !b.hasRoom(w, 0) {
-		return
+	if rt.push() {
+		if _, ok := b.pushRoom(w, 0); !ok {
+			return
+		}
 	}
 	release, err := b.acquire(r.Context())
 	if err != nil {
@@ -52,33 +54,26 @@ func (b *Bridge) serveAdvertisement(w http.ResponseWriter, r *http.Request, rt r
 // errNoRoom refuses a push that would eat into the relay's disk reserve.
 var errNoRoom = errors.New("disk is full: the relay takes no pushes until space is freed")
 
-// hasRoom checks Options.Headroom for a push of need bytes, answering 507
-// with the reason (git shows a text/plain body as "remote: …") when it
-// does not fit.
-func (b *Bridge) hasRoom(w http.ResponseWriter, need int64) bool {
+// pushRoom checks Options.Headroom, once per request, for a push of need
+// bytes. When it does not fit it answers 507 with the reason (git shows a
+// text/plain body as "remote: …") and reports false. Otherwise it returns
+// the -c receive.maxInputSize for receive-pack, half the room (pack plus
+// index), so that a pack of undeclared size cannot run the filesystem into
+// the reserve; none when Headroom is unset or cannot tell.
+func (b *Bridge) pushRoom(w http.ResponseWriter, need int64) ([]string, bool) {
 	if b.opts.Headroom == nil {
-		return true
+		return nil, true
 	}
-	if room, ok := b.opts.Headroom(); ok && room <= need {
+	room, known := b.opts.Headroom()
+	if !known {
+		return nil, true
+	}
+	if room <= need {
 		b.log.Warn("git: push refused: disk reserve reached", "headroom", room, "need", need)
 		http.Error(w, errNoRoom.Error(), http.StatusInsufficientStorage)
-		return false
+		return nil, false
 	}
-	return true
-}
-
-// inputLimit is the -c receive.maxInputSize for a push, so that a pack
-// of undeclared size cannot run the filesystem into the reserve; none
-// when Headroom is unset or cannot tell.
-func (b *Bridge) inputLimit() []string {
-	if b.opts.Headroom == nil {
-		return nil
-	}
-	room, ok := b.opts.Headroom()
-	if !ok {
-		return nil
-	}
-	return []string{"-c", fmt.Sprintf("receive.maxInputSize=%d", max(room/2, 1))}
+	return []string{"-c", fmt.Sprintf("receive.maxInputSize=%d", max(room/2, 1))}, true
 }
 
 // serveRPC streams a POST body into git --stateless-rpc and git's output
@@ -89,8 +84,12 @@ func (b *Bridge) serveRPC(w http.ResponseWriter, r *http.Request, rt route, dir,
 		http.Error(w, errTooLarge.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}
-	if rt.push() && !b.hasRoom(w, 2*max(r.ContentLength, 0)) {
-		return
+	var limit []string
+	if rt.push() {
+		var ok bool
+		if limit, ok = b.pushRoom(w, 2*max(r.ContentLength, 0)); !ok {
+			return
+		}
 	}
 	body, err := b.requestBody(w, r)
 	if err != nil {
@@ -115,10 +114,6 @@ func (b *Bridge) serveRPC(w http.ResponseWriter, r *http.Request, rt route, dir,
 	w.Header().Set("Content-Type", "application/x-"+rt.service+"-result")
 	// receive-pack reports progress while it still reads the pack.
 	_ = http.NewResponseController(w).EnableFullDuplex()
-	var limit []string
-	if rt.push() {
-		limit = b.inputLimit()
-	}
 	err = b.runRPC(r.Context(), rt, dir, env, limit, body, out)
 	if err != nil {
 		b.rpcFailed(w, out, body, err, dir)
