@@ -159,38 +159,6 @@ func (s *idleSet) close() { closeAll(s.conns) }
 // counted: growing the set just allocated heavily on both relays.
 const idleWarmup = 30
 
-// publishAck sends ev, returns how long its OK took, and then waits for the
-// subscriber to receive it, so that the next event is not queued behind
-// this one's delivery.
-func publishAck(pub *client, arrivals <-chan arrival, ev signed) (time.Duration, error) {
-	sent := time.Now()
-	if err := pub.write(ev.msg); err != nil {
-		return 0, err
-	}
-	f, err := pub.awaitOK(ev.id)
-	if err != nil {
-		return 0, err
-	}
-	acked := time.Since(sent)
-	if !f.accepted {
-		return 0, errors.New("OK false: " + f.reason)
-	}
-	timeout := time.After(ioTimeout)
-	for {
-		select {
-		case a, ok := <-arrivals:
-			if !ok {
-				return 0, errors.New("subscriber connection ended")
-			}
-			if a.id == ev.id {
-				return acked, nil
-			}
-		case <-timeout:
-			return 0, errors.New("subscriber never received the event")
-		}
-	}
-}
-
 // idleBox bounds the publishing at one subscription level: at most
 // len(pool)-warmup samples, and no more once budget has passed and min
 // samples are in. Bare khatru matches every event against every open
@@ -247,7 +215,7 @@ func runIdle(ctx context.Context, r live, c *crew, levels []int, pools [][]signe
 			if i == box.warmup {
 				start = time.Now()
 			}
-			d, err := publishAck(pub, arrivals, ev)
+			d, _, err := publishTimed(pub, arrivals, ev) // EVENT→OK; delivery awaited so the next is not queued behind it
 			if err != nil {
 				return nil, fmt.Errorf("%d subscriptions, event %d: %w", level, i, err)
 			}

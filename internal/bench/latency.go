@@ -52,7 +52,7 @@ func runLatency(ctx context.Context, r live, reader *signer.Local, filter nostr.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		d, err := roundTrip(pub, arrivals, ev)
+		_, d, err := publishTimed(pub, arrivals, ev)
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
@@ -63,31 +63,33 @@ func runLatency(ctx context.Context, r live, reader *signer.Local, filter nostr.
 	return lat, nil
 }
 
-// roundTrip sends ev and returns how long until the subscriber had it.
-func roundTrip(pub *client, arrivals <-chan arrival, ev signed) (time.Duration, error) {
+// publishTimed sends ev and waits for its OK and then for the subscriber
+// to receive it; it returns how long after sending each came.
+func publishTimed(pub *client, arrivals <-chan arrival, ev signed) (acked, delivered time.Duration, err error) {
 	sent := time.Now()
 	if err := pub.write(ev.msg); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	f, err := pub.awaitOK(ev.id)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	acked = time.Since(sent)
 	if !f.accepted {
-		return 0, errors.New("OK false: " + f.reason)
+		return 0, 0, errors.New("OK false: " + f.reason)
 	}
 	timeout := time.After(ioTimeout)
 	for {
 		select {
 		case a, ok := <-arrivals:
 			if !ok {
-				return 0, errors.New("subscriber connection ended")
+				return 0, 0, errors.New("subscriber connection ended")
 			}
 			if a.id == ev.id {
-				return a.at.Sub(sent), nil
+				return acked, a.at.Sub(sent), nil
 			}
 		case <-timeout:
-			return 0, errors.New("subscriber never received the event")
+			return 0, 0, errors.New("subscriber never received the event")
 		}
 	}
 }
