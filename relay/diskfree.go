@@ -32,12 +32,22 @@ func (g *diskGuard) ok() bool {
 		return true
 	}
 	g.checked = time.Now()
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(g.path, &st); err != nil {
+	free, known := freeBytes(g.path)
+	if !known {
 		return true // cannot tell: let the store report real errors
 	}
-	g.full = st.Bavail*uint64(st.Bsize) < g.minFree
+	g.full = free < int64(g.minFree)
 	return !g.full
+}
+
+// freeBytes is the space available to unprivileged writers on the
+// filesystem holding path; known is false when statfs fails.
+func freeBytes(path string) (free int64, known bool) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, false
+	}
+	return int64(st.Bavail) * int64(st.Bsize), true
 }
 
 // Headroom is how many bytes the filesystem holding data_dir can take
@@ -46,10 +56,6 @@ func (g *diskGuard) ok() bool {
 // the filesystem, and the store needs the reserve (see errDiskFull). ok is
 // false when statfs cannot tell.
 func (s *Server) Headroom() (bytes int64, ok bool) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(s.cfg.DataDir, &st); err != nil {
-		return 0, false
-	}
-	free := int64(st.Bavail) * int64(st.Bsize)
-	return free - int64(s.cfg.Limits.MinFreeDiskMB)<<20, true
+	free, known := freeBytes(s.cfg.DataDir)
+	return free - int64(s.cfg.Limits.MinFreeDiskMB)<<20, known
 }
